@@ -1,0 +1,193 @@
+// Marshalling and parsing kernels: one generic function per measured step,
+// instantiated for every (codec, payload) pair of the registration tables.
+#include "codec_bench.h"
+
+#include <benchmark/benchmark.h>
+
+#include <cstring>
+
+#include "common/codec.h"
+#include "payload_cache.h"
+
+namespace wsb::bench {
+namespace {
+
+enum class Step { encode, decode, bind, write, read, unbind };
+
+const char* step_name(Step step) {
+  switch (step) {
+    case Step::encode:
+      return "encode";
+    case Step::decode:
+      return "decode";
+    case Step::bind:
+      return "bind";
+    case Step::write:
+      return "write";
+    case Step::read:
+      return "read";
+    case Step::unbind:
+      return "unbind";
+  }
+  return "?";
+}
+
+bool is_stage(Step step) { return step != Step::encode && step != Step::decode; }
+
+void report(benchmark::State& state, const Payload& payload, std::size_t wire_bytes) {
+  const auto iterations = static_cast<std::int64_t>(state.iterations());
+  state.SetBytesProcessed(iterations * static_cast<std::int64_t>(wire_bytes));
+  state.SetItemsProcessed(iterations * static_cast<std::int64_t>(item_count(payload)));
+  state.counters["wire_bytes"] = static_cast<double>(wire_bytes);
+  state.counters["raw_bytes"] = static_cast<double>(raw_size(payload));
+}
+
+// Encodes, decodes and compares before anything is timed. A fast wrong
+// number is worse than none, so a mismatch skips the case with the reason.
+bool verified(benchmark::State& state, Codec& codec, const Payload& payload, std::string& wire) {
+  codec.encode(payload, wire);
+  Payload decoded;
+  codec.decode(wire, decoded);
+  const std::string difference = describe_difference(payload, decoded);
+  if (!difference.empty()) {
+    state.SkipWithError(("verification failed: " + difference).c_str());
+    return false;
+  }
+  return true;
+}
+
+void run_step(benchmark::State& state, const CodecEntry& entry, Step step,
+              const PayloadSpec& spec) {
+  const Payload& payload = cached_payload(spec);
+  const auto codec = entry.make();
+  if (const std::string reason = codec->not_applicable(payload); !reason.empty()) {
+    state.SkipWithError(("not applicable: " + reason).c_str());
+    return;
+  }
+  std::string wire;
+  if (!verified(state, *codec, payload, wire)) return;
+  CodecStages* stages = codec->stages();
+  std::string out;
+  Payload decoded;
+
+  switch (step) {
+    case Step::encode:
+      for (auto _ : state) {
+        // Timed: model -> wire bytes through the library (for gSOAP, its
+        // counting pass too), into a buffer whose capacity is reused.
+        codec->encode(payload, out);
+        benchmark::DoNotOptimize(out.data());
+        benchmark::ClobberMemory();
+      }
+      break;
+    case Step::decode:
+      for (auto _ : state) {
+        // Timed: wire bytes -> fully materialised model, including the
+        // release of the previous iteration's model it replaces.
+        codec->decode(wire, decoded);
+        benchmark::DoNotOptimize(&decoded);
+        benchmark::ClobberMemory();
+      }
+      break;
+    case Step::bind:
+      for (auto _ : state) {
+        // Timed: model -> the library's representation (gSOAP structs,
+        // xmlrpc-c values, protobuf message), replacing the previous one.
+        stages->bind(payload);
+        benchmark::ClobberMemory();
+      }
+      break;
+    case Step::write:
+      stages->bind(payload);
+      for (auto _ : state) {
+        // Timed: an already bound representation -> wire bytes.
+        stages->write(out);
+        benchmark::DoNotOptimize(out.data());
+        benchmark::ClobberMemory();
+      }
+      break;
+    case Step::read:
+      for (auto _ : state) {
+        // Timed: wire bytes -> the library's representation (DOM, value
+        // tree, structs, message), replacing the previous one.
+        stages->read(wire);
+        benchmark::ClobberMemory();
+      }
+      break;
+    case Step::unbind:
+      stages->read(wire);
+      for (auto _ : state) {
+        // Timed: an already parsed representation -> model.
+        stages->unbind(decoded);
+        benchmark::DoNotOptimize(&decoded);
+        benchmark::ClobberMemory();
+      }
+      break;
+  }
+  report(state, payload, wire.size());
+}
+
+// Skips instead of aborting the whole run: one codec's failure on one
+// payload must not lose what the other cases measure.
+void guarded_step(benchmark::State& state, const CodecEntry& entry, Step step,
+                  const PayloadSpec& spec) {
+  try {
+    run_step(state, entry, step, spec);
+  } catch (const std::exception& e) {
+    state.SkipWithError((std::string(step_name(step)) + " failed: " + e.what()).c_str());
+  }
+}
+
+// The floor: copying the payload's raw bytes once, the least any encoding
+// of it can cost.
+void run_memcpy(benchmark::State& state, const PayloadSpec& spec) {
+  const Payload& payload = cached_payload(spec);
+  const std::size_t size = raw_size(payload);
+  const std::string source(size, 'x');
+  std::string destination(size, '\0');
+  for (auto _ : state) {
+    // Timed: memcpy of raw_bytes between two preallocated buffers.
+    std::memcpy(destination.data(), source.data(), size);
+    benchmark::DoNotOptimize(destination.data());
+    benchmark::ClobberMemory();
+  }
+  report(state, payload, size);
+}
+
+bool stage_available(const CodecEntry& entry, Step step) {
+  std::unique_ptr<Codec> codec;
+  try {
+    codec = entry.make();
+  } catch (const std::exception&) {
+    return false;  // the encode and decode cases report the failure
+  }
+  const CodecStages* stages = codec->stages();
+  if (stages == nullptr) return false;
+  return (step == Step::bind || step == Step::write) ? stages->splits_encode()
+                                                     : stages->splits_decode();
+}
+
+}  // namespace
+
+void register_codec_benchmarks(Sweep sweep) {
+  const auto payloads = codec_payloads(sweep);
+  for (const auto& spec : payloads) {
+    benchmark::RegisterBenchmark(("memcpy/" + spec.label()).c_str(),
+                                 [spec](benchmark::State& s) { run_memcpy(s, spec); });
+  }
+  for (const Step step :
+       {Step::encode, Step::decode, Step::bind, Step::write, Step::read, Step::unbind}) {
+    for (const auto& entry : all_codecs()) {
+      if (is_stage(step) && !stage_available(entry, step)) continue;
+      for (const auto& spec : payloads) {
+        const std::string name =
+            std::string(step_name(step)) + "/" + entry.name + "/" + spec.label();
+        benchmark::RegisterBenchmark(name.c_str(), [&entry, step, spec](benchmark::State& s) {
+          guarded_step(s, entry, step, spec);
+        });
+      }
+    }
+  }
+}
+
+}  // namespace wsb::bench

@@ -1,0 +1,26 @@
+# Every dependency comes from the system (Debian 12 packages, see
+# scripts/deps.sh); nothing is vendored.
+find_package(PkgConfig REQUIRED)
+find_package(Threads REQUIRED)
+find_package(Boost 1.81 REQUIRED CONFIG)
+find_package(RapidJSON REQUIRED CONFIG)
+find_package(Protobuf REQUIRED)
+find_package(benchmark REQUIRED CONFIG)
+find_package(LibXml2 REQUIRED)
+find_package(XMLRPC REQUIRED c++2 client abyss-server)
+pkg_check_modules(GSOAP REQUIRED IMPORTED_TARGET gsoap++)
+find_package(OpenSSL REQUIRED COMPONENTS Crypto)
+if(WSBENCH_BUILD_TESTS)
+  find_package(GTest REQUIRED)
+endif()
+
+find_program(SOAPCPP2 soapcpp2 REQUIRED)
+find_path(GSOAP_IMPORT_DIR stlvector.h PATHS /usr/share/gsoap/import REQUIRED)
+
+# xmlrpc-c ships no version file; ask its config tool.
+find_program(XMLRPC_C_CONFIG xmlrpc-c-config)
+set(WSBENCH_XMLRPC_C_VERSION "unknown")
+if(XMLRPC_C_CONFIG)
+  execute_process(COMMAND ${XMLRPC_C_CONFIG} --version
+    OUTPUT_VARIABLE WSBENCH_XMLRPC_C_VERSION OUTPUT_STRIP_TRAILING_WHITESPACE)
+endif()

@@ -1,0 +1,32 @@
+// The codec registry. Adding a wire format: one folder under src/ with a
+// factory function, and one line here.
+#include "common/codec.h"
+#include "rest/rest_codecs.h"
+#include "soap/soap_codecs.h"
+#include "xmlrpc/xmlrpc_codec.h"
+
+namespace wsb {
+
+const std::vector<CodecEntry>& all_codecs() {
+  static const std::vector<CodecEntry> codecs = {
+      {"soap", "SOAP 1.1 document/literal via gSOAP, binaries inline as base64",
+       soap::make_soap_codec},
+      {"soap-mtom", "SOAP 1.1 via gSOAP, binaries as MTOM/XOP attachments",
+       soap::make_soap_mtom_codec},
+      {"xmlrpc", "XML-RPC methodResponse via xmlrpc-c", xmlrpc::make_xmlrpc_codec},
+      {"json", "REST body in JSON via RapidJSON, binaries as base64", rest::make_json_codec},
+      {"xml", "REST body in plain XML via libxml2 (xmlTextWriter / xmlTextReader)",
+       rest::make_xml_codec},
+      {"protobuf", "REST body in proto3 via libprotobuf, binaries as bytes",
+       rest::make_protobuf_codec},
+  };
+  return codecs;
+}
+
+const CodecEntry& find_codec(std::string_view name) {
+  for (const auto& entry : all_codecs())
+    if (entry.name == name) return entry;
+  throw std::invalid_argument("unknown codec '" + std::string(name) + "'");
+}
+
+}  // namespace wsb

@@ -1,0 +1,79 @@
+// The codec interface: every wire format sits behind it.
+//
+// A codec turns the common model into exactly the bytes its protocol puts on
+// the wire for a response carrying the payload, and back. Instances hold
+// reusable state (buffers, library contexts) and are not thread-safe: make
+// one per thread.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/payload.h"
+
+namespace wsb {
+
+// Thrown by Codec::decode (and the decode stages) for malformed or
+// unexpected input. Decoders never return partial results: on throw, the
+// output payload's contents are unspecified and must not be used.
+class DecodeError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// Optional split of encode and decode through the library's own
+// representation (gSOAP structs, xmlrpc-c values, protobuf messages, a DOM),
+// so the benchmark can show which part costs what. The representation lives
+// inside the codec between calls.
+class CodecStages {
+ public:
+  virtual ~CodecStages() = default;
+  // Which directions go through an intermediate representation.
+  virtual bool splits_encode() const = 0;
+  virtual bool splits_decode() const = 0;
+  // encode == bind then write.
+  virtual void bind(const Payload& in) = 0;  // model -> representation
+  virtual void write(std::string& out) = 0;  // representation -> bytes
+  // decode == read then unbind.
+  virtual void read(std::string_view wire) = 0;  // bytes -> representation
+  virtual void unbind(Payload& out) = 0;         // representation -> model
+};
+
+class Codec {
+ public:
+  virtual ~Codec() = default;
+
+  // Why this codec has nothing of its own to measure for this payload
+  // (e.g. MTOM without a binary is plain SOAP), or empty if it has.
+  virtual std::string not_applicable(const Payload&) const { return {}; }
+
+  // Replaces `out` with the wire bytes. Reusing `out` across calls keeps its
+  // capacity, so a timed loop measures encoding, not buffer growth.
+  virtual void encode(const Payload& in, std::string& out) = 0;
+
+  // Replaces `out` with the decoded payload; throws DecodeError.
+  virtual void decode(std::string_view wire, Payload& out) = 0;
+
+  // The HTTP Content-Type of the last encode's output.
+  virtual std::string content_type() const = 0;
+
+  // Non-null when the codec can report its binding step apart.
+  virtual CodecStages* stages() { return nullptr; }
+};
+
+struct CodecEntry {
+  std::string name;
+  std::string description;
+  std::function<std::unique_ptr<Codec>()> make;
+};
+
+// Every codec wsbench knows, in report order (src/codecs.cpp).
+const std::vector<CodecEntry>& all_codecs();
+// Throws std::invalid_argument for an unknown name.
+const CodecEntry& find_codec(std::string_view name);
+
+}  // namespace wsb

@@ -1,0 +1,14 @@
+// REST body codecs: JSON (RapidJSON), XML (libxml2), Protocol Buffers.
+#pragma once
+
+#include <memory>
+
+#include "common/codec.h"
+
+namespace wsb::rest {
+
+std::unique_ptr<Codec> make_json_codec();
+std::unique_ptr<Codec> make_xml_codec();
+std::unique_ptr<Codec> make_protobuf_codec();
+
+}  // namespace wsb::rest

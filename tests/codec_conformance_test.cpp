@@ -1,0 +1,164 @@
+// Every registered codec against the same bar: exact round trips of edge
+// values and catalogue payloads, and clean errors for malformed input.
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "common/codec.h"
+#include "conformance_cases.h"
+
+namespace wsb {
+namespace {
+
+// Protocol Buffers has no end marker: a body cut exactly at a field boundary
+// is a valid, shorter message (HTTP's Content-Length is what detects that).
+// For such formats truncation must not reproduce the original payload.
+const std::set<std::string> kFormatsWithoutEndMarker = {"protobuf"};
+
+std::vector<std::string> codec_names() {
+  std::vector<std::string> names;
+  for (const auto& entry : all_codecs()) names.push_back(entry.name);
+  return names;
+}
+
+std::string param_name(const std::string& codec, const std::string& suffix) {
+  std::string name = codec + "_" + suffix;
+  for (auto& c : name)
+    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+  return name;
+}
+
+class RoundTrip : public ::testing::TestWithParam<std::tuple<std::string, std::size_t>> {
+ protected:
+  void SetUp() override {
+    codec_ = find_codec(std::get<0>(GetParam())).make();
+    const auto cases = testing::conformance_payloads();
+    payload_ = cases.at(std::get<1>(GetParam())).payload;
+  }
+  std::unique_ptr<Codec> codec_;
+  Payload payload_;
+};
+
+TEST_P(RoundTrip, DecodeOfEncodeIsIdentity) {
+  std::string wire;
+  codec_->encode(payload_, wire);
+  ASSERT_FALSE(wire.empty());
+  EXPECT_FALSE(codec_->content_type().empty());
+  Payload decoded;
+  ASSERT_NO_THROW(codec_->decode(wire, decoded)) << wire.substr(0, 2000);
+  EXPECT_EQ(describe_difference(payload_, decoded), "");
+  EXPECT_TRUE(payload_ == decoded);
+
+  // A second encode with the same codec instance reuses its state: it must
+  // not leak the previous call's content.
+  std::string again;
+  codec_->encode(payload_, again);
+  Payload decoded_again;
+  codec_->decode(again, decoded_again);
+  EXPECT_TRUE(payload_ == decoded_again);
+}
+
+TEST_P(RoundTrip, StagesComposeToTheWholeCodec) {
+  CodecStages* stages = codec_->stages();
+  if (stages == nullptr) GTEST_SKIP() << "codec has no intermediate representation";
+  std::string wire;
+  codec_->encode(payload_, wire);
+  if (stages->splits_encode()) {
+    std::string staged;
+    stages->bind(payload_);
+    stages->write(staged);
+    Payload decoded;
+    codec_->decode(staged, decoded);
+    EXPECT_TRUE(payload_ == decoded);
+    EXPECT_EQ(staged.size(), wire.size());
+  }
+  if (stages->splits_decode()) {
+    Payload decoded;
+    stages->read(wire);
+    stages->unbind(decoded);
+    EXPECT_EQ(describe_difference(payload_, decoded), "");
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    AllCodecs, RoundTrip,
+    ::testing::Combine(::testing::ValuesIn(codec_names()),
+                       ::testing::Range<std::size_t>(0, testing::conformance_payloads().size())),
+    [](const auto& p) {
+      return param_name(std::get<0>(p.param),
+                        testing::conformance_payloads()[std::get<1>(p.param)].name);
+    });
+
+class Malformed : public ::testing::TestWithParam<std::string> {
+ protected:
+  void SetUp() override { codec_ = find_codec(GetParam()).make(); }
+
+  // Decoding `wire` must throw DecodeError, or, for formats without an end
+  // marker, produce something other than `original`.
+  void expect_rejected(std::string_view wire, const Payload& original, const std::string& what) {
+    Payload decoded;
+    try {
+      codec_->decode(wire, decoded);
+    } catch (const DecodeError& e) {
+      EXPECT_NE(std::string(e.what()), "") << what;
+      return;
+    }
+    if (kFormatsWithoutEndMarker.count(GetParam()) != 0) {
+      EXPECT_FALSE(decoded == original) << what << " decoded to the original payload";
+    } else {
+      ADD_FAILURE() << what << ": decode succeeded on malformed input";
+    }
+  }
+
+  std::unique_ptr<Codec> codec_;
+};
+
+TEST_P(Malformed, EmptyInputIsRejected) {
+  Payload decoded;
+  EXPECT_THROW(codec_->decode("", decoded), DecodeError);
+}
+
+TEST_P(Malformed, GarbageIsRejected) {
+  Payload decoded;
+  std::string garbage;
+  for (int i = 0; i < 512; ++i) garbage.push_back(static_cast<char>((i * 73 + 11) % 256));
+  EXPECT_THROW(codec_->decode(garbage, decoded), DecodeError);
+  EXPECT_THROW(codec_->decode("not a document at all", decoded), DecodeError);
+}
+
+TEST_P(Malformed, TruncationsAreRejected) {
+  for (const char* label : {"objects/200", "message-a/100", "message-b/128KiB", "gml/3"}) {
+    const Payload original = generate(parse_spec(label));
+    std::string wire;
+    codec_->encode(original, wire);
+    // Cut points spread over the whole body, including a single byte short.
+    for (const std::size_t cut : {std::size_t{1}, wire.size() / 7, wire.size() / 3, wire.size() / 2,
+                                  wire.size() * 5 / 6, wire.size() - 1}) {
+      expect_rejected(std::string_view(wire).substr(0, cut), original,
+                      std::string(label) + " cut at " + std::to_string(cut) + " of " +
+                          std::to_string(wire.size()));
+    }
+  }
+}
+
+TEST_P(Malformed, CodecSurvivesBadInputAndDecodesNextGoodOne) {
+  const Payload original = generate(parse_spec("objects/200"));
+  std::string wire;
+  codec_->encode(original, wire);
+  Payload decoded;
+  EXPECT_ANY_THROW(codec_->decode(std::string_view(wire).substr(0, wire.size() / 2), decoded));
+  codec_->decode(wire, decoded);
+  EXPECT_TRUE(decoded == original);
+}
+
+INSTANTIATE_TEST_SUITE_P(AllCodecs, Malformed, ::testing::ValuesIn(codec_names()),
+                         [](const auto& p) { return param_name(p.param, "x"); });
+
+TEST(Registry, ListsTheSixCodecsAndRejectsUnknownNames) {
+  EXPECT_EQ(codec_names(),
+            (std::vector<std::string>{"soap", "soap-mtom", "xmlrpc", "json", "xml", "protobuf"}));
+  EXPECT_THROW(find_codec("corba"), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace wsb

@@ -48,7 +48,7 @@ bool verified(benchmark::State& state, Codec& codec, const Payload& payload, std
   codec.encode(payload, wire);
   Payload decoded;
   codec.decode(wire, decoded);
-  const std::string difference = describe_difference(payload, decoded);
+  const std::string difference = describe_difference(payload, decoded, codec.double_fidelity());
   if (!difference.empty()) {
     state.SkipWithError(("verification failed: " + difference).c_str());
     return false;
@@ -60,6 +60,10 @@ void run_step(benchmark::State& state, const CodecEntry& entry, Step step,
               const PayloadSpec& spec) {
   const Payload& payload = cached_payload(spec);
   const auto codec = entry.make();
+  if (const std::string reason = codec->unsupported(payload); !reason.empty()) {
+    state.SkipWithError(("unsupported: " + reason).c_str());
+    return;
+  }
   if (const std::string reason = codec->not_applicable(payload); !reason.empty()) {
     state.SkipWithError(("not applicable: " + reason).c_str());
     return;
@@ -125,6 +129,8 @@ void run_step(benchmark::State& state, const CodecEntry& entry, Step step,
       break;
   }
   report(state, payload, wire.size());
+  if (const DoubleFidelity f = codec->double_fidelity(); !f.exact())
+    state.SetLabel("verified with doubles to " + std::to_string(f.relative) + " relative");
 }
 
 // Skips instead of aborting the whole run: one codec's failure on one
@@ -169,11 +175,12 @@ bool stage_available(const CodecEntry& entry, Step step) {
 
 }  // namespace
 
-void register_codec_benchmarks(Sweep sweep) {
+void register_codec_benchmarks(Sweep sweep, std::int64_t iterations) {
   const auto payloads = codec_payloads(sweep);
   for (const auto& spec : payloads) {
-    benchmark::RegisterBenchmark(("memcpy/" + spec.label()).c_str(),
-                                 [spec](benchmark::State& s) { run_memcpy(s, spec); });
+    auto* b = benchmark::RegisterBenchmark(("memcpy/" + spec.label()).c_str(),
+                                           [spec](benchmark::State& s) { run_memcpy(s, spec); });
+    if (iterations > 0) b->Iterations(iterations);
   }
   for (const Step step :
        {Step::encode, Step::decode, Step::bind, Step::write, Step::read, Step::unbind}) {
@@ -182,9 +189,10 @@ void register_codec_benchmarks(Sweep sweep) {
       for (const auto& spec : payloads) {
         const std::string name =
             std::string(step_name(step)) + "/" + entry.name + "/" + spec.label();
-        benchmark::RegisterBenchmark(name.c_str(), [&entry, step, spec](benchmark::State& s) {
-          guarded_step(s, entry, step, spec);
-        });
+        auto* b = benchmark::RegisterBenchmark(
+            name.c_str(),
+            [&entry, step, spec](benchmark::State& s) { guarded_step(s, entry, step, spec); });
+        if (iterations > 0) b->Iterations(iterations);
       }
     }
   }

@@ -1,11 +1,15 @@
 #pragma once
 
+#include <cstdint>
+
 #include "sweep.h"
 
 namespace wsb::bench {
 
 // encode/<codec>/<payload>, decode/..., the bind/write/read/unbind stages
 // where a codec has a representation of its own, and memcpy/<payload>.
-void register_codec_benchmarks(Sweep sweep);
+// `iterations` > 0 fixes the iteration count (for instruction counting);
+// 0 lets Google Benchmark choose.
+void register_codec_benchmarks(Sweep sweep, std::int64_t iterations);
 
 }  // namespace wsb::bench

@@ -3,6 +3,6 @@
 function(wsb_warnings target)
   target_compile_options(${target} PRIVATE
     -Wall -Wextra -Wpedantic -Wshadow -Wnon-virtual-dtor -Wold-style-cast
-    -Wcast-align -Wunused -Woverloaded-virtual -Wnull-dereference
+    -Wcast-align -Wunused -Woverloaded-virtual
     -Wimplicit-fallthrough -Werror)
 endfunction()

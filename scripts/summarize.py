@@ -42,6 +42,7 @@ def print_table(title, header, rows):
 def main(path):
     with open(path) as f:
         data = json.load(f)
+    rtt_rows = []
     results = {}  # (step, codec, payload) -> (ns, wire)
     errors = {}
     codecs, payloads = [], []
@@ -53,6 +54,12 @@ def main(path):
             continue
         name = b.get("run_name", b["name"])
         parts = name.split("/")
+        if parts[0] == "rtt":
+            if b.get("error_occurred"):
+                errors.setdefault(b.get("error_message", "error"), []).append(name)
+            else:
+                rtt_rows.append((name[4:], b))
+            continue
         if parts[0] == "memcpy":
             step, codec, payload = "memcpy", "memcpy", "/".join(parts[1:])
         elif parts[0] in STEPS:
@@ -91,6 +98,36 @@ def main(path):
             row.append(fmt_bytes(wire))
         rows.append(row)
     print_table("wire bytes (raw payload bytes under 'raw')", ["payload", "raw"] + codecs, rows)
+
+    if rtt_rows:
+        rows = []
+        for name, b in rtt_rows:
+            ratio = b.get("ratio_p50")
+            rows.append([name, fmt_time(b.get("p50_us", 0) * 1e3), fmt_time(b.get("p99_us", 0) * 1e3),
+                         fmt_time(b.get("floor_p50_us") * 1e3) if "floor_p50_us" in b else "-",
+                         f"{ratio:.2f}x" if ratio else "-",
+                         fmt_bytes(b.get("request_bytes")), fmt_bytes(b.get("response_bytes"))])
+        print_table("round trips (stack/codec/operation/payload/placement); floor = raw TCP "
+                    "ping-pong of the same byte counts",
+                    ["case", "p50", "p99", "floor p50", "p50/floor", "req bytes", "resp bytes"], rows)
+
+        order = ["client_marshal", "request_transfer", "server_parse", "service", "server_marshal",
+                 "response_transfer", "client_parse"]
+        phase_names = []
+        for _, b in rtt_rows:
+            for k in b:
+                if k.startswith("phase:") and k not in phase_names:
+                    phase_names.append(k)
+        first = lambda k: order.index(k[6:-3].split("+")[0]) if k[6:-3].split("+")[0] in order else 99
+        phase_names.sort(key=first)
+        rows = []
+        for name, b in rtt_rows:
+            row = [name] + [fmt_time(b[k] * 1e3) if k in b else "" for k in phase_names]
+            row.append(f"{b['phase_sum_ratio']:.3f}" if "phase_sum_ratio" in b else "-")
+            rows.append(row)
+        print_table("phases, mean per call (a+b: merged where the stack exposes no point "
+                    "between them); sum/rtt should be ~1",
+                    ["case"] + [k[6:-3] for k in phase_names] + ["sum/rtt"], rows)
 
     if errors:
         print("\nskipped cases:")

@@ -53,10 +53,15 @@ std::string base64_encode(const Bytes& data) {
 
 void base64_decode(std::string_view text, Bytes& out) {
   if (!has_space(text)) return decode_compact(text, out);
-  std::string compact;
-  compact.reserve(text.size());
-  std::copy_if(text.begin(), text.end(), std::back_inserter(compact),
-               [](char c) { return c != ' ' && c != '\t' && c != '\r' && c != '\n'; });
+  // Branch-free compaction: libxml2 breaks base64 lines every 72 characters,
+  // so XML bodies always take this path.
+  std::string compact(text.size(), '\0');
+  std::size_t n = 0;
+  for (const char c : text) {
+    compact[n] = c;
+    n += (c != ' ' && c != '\t' && c != '\r' && c != '\n') ? 1 : 0;
+  }
+  compact.resize(n);
   decode_compact(compact, out);
 }
 

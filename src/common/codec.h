@@ -47,9 +47,19 @@ class Codec {
  public:
   virtual ~Codec() = default;
 
+  // Why this codec cannot carry this payload at all (a limit of its
+  // library, e.g. xmlrpc-c and 4-byte UTF-8), or empty if it can. Tests and
+  // benchmarks skip such payloads with the reason.
+  virtual std::string unsupported(const Payload&) const { return {}; }
+
   // Why this codec has nothing of its own to measure for this payload
-  // (e.g. MTOM without a binary is plain SOAP), or empty if it has.
+  // (e.g. MTOM without a binary is plain SOAP), or empty if it has. The
+  // codec still round-trips it; benchmarks skip it with the reason.
   virtual std::string not_applicable(const Payload&) const { return {}; }
+
+  // How exactly doubles survive a round trip: bit-exact unless the library
+  // cannot do better (xmlrpc-c). Verification compares with this.
+  virtual DoubleFidelity double_fidelity() const { return {}; }
 
   // Replaces `out` with the wire bytes. Reusing `out` across calls keeps its
   // capacity, so a timed loop measures encoding, not buffer growth.

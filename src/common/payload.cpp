@@ -1,5 +1,6 @@
 #include "common/payload.h"
 
+#include <algorithm>
 #include <array>
 #include <charconv>
 #include <cmath>
@@ -38,9 +39,9 @@ class Rng {
 
 constexpr std::string_view kAlphabet =
     "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 ";
-// XML specials and 2-, 3- and 4-byte UTF-8 sequences (e-acute, CJK, emoji).
+// XML specials and 2- and 3-byte UTF-8 sequences (e-acute, CJK, euro sign).
 constexpr std::array<std::string_view, 8> kSpecialTokens = {
-    "<", ">", "&", "\"", "'", "\xC3\xA9", "\xE4\xB8\xAD", "\xF0\x9F\x98\x80"};
+    "<", ">", "&", "\"", "'", "\xC3\xA9", "\xE4\xB8\xAD", "\xE2\x82\xAC"};
 
 // Exactly `length` bytes of valid UTF-8 that never starts or ends with a
 // space (some XML stacks trim). `special` mixes in kSpecialTokens.
@@ -147,14 +148,40 @@ std::size_t metadata_bytes(const Metadata& m) {
   return m.recipient.size() + m.sender.size() + m.auth_token.size() + sizeof m.timestamp;
 }
 
+// Element equality with doubles compared under a DoubleFidelity.
+struct Same {
+  DoubleFidelity f;
+
+  bool operator()(double a, double b) const {
+    if (a == b || f.exact()) return a == b;
+    const double scale = std::max(std::fabs(a), std::fabs(b));
+    return std::fabs(a - b) <= f.relative * scale || scale < f.tiny;
+  }
+  bool operator()(const Object& a, const Object& b) const {
+    return a.id == b.id && a.name == b.name && (*this)(a.value, b.value) && a.active == b.active;
+  }
+  bool operator()(const Point& a, const Point& b) const {
+    return (*this)(a.x, b.x) && (*this)(a.y, b.y);
+  }
+  bool operator()(const Building& a, const Building& b) const {
+    return a.id == b.id && a.name == b.name && (*this)(a.height, b.height) &&
+           a.floors == b.floors && a.footprint.size() == b.footprint.size() &&
+           std::equal(a.footprint.begin(), a.footprint.end(), b.footprint.begin(), *this);
+  }
+  template <class T>
+  bool operator()(const T& a, const T& b) const {
+    return a == b;
+  }
+};
+
 template <class T>
 std::string first_vector_difference(std::string_view what, const std::vector<T>& a,
-                                    const std::vector<T>& b) {
+                                    const std::vector<T>& b, const Same& same = {}) {
   if (a.size() != b.size())
-    return std::string(what) + " count " + std::to_string(a.size()) +
-           " != " + std::to_string(b.size());
+    return std::string(what) + " count " + std::to_string(a.size()) + " != " +
+           std::to_string(b.size());
   for (std::size_t i = 0; i < a.size(); ++i)
-    if (!(a[i] == b[i])) return std::string(what) + "[" + std::to_string(i) + "] differs";
+    if (!same(a[i], b[i])) return std::string(what) + "[" + std::to_string(i) + "] differs";
   return {};
 }
 
@@ -299,11 +326,13 @@ std::size_t item_count(const Payload& payload) {
   return std::visit(Visitor{}, payload);
 }
 
-std::string describe_difference(const Payload& expected, const Payload& actual) {
+std::string describe_difference(const Payload& expected, const Payload& actual,
+                                DoubleFidelity fidelity) {
   if (expected.index() != actual.index()) return "payload types differ";
   if (expected == actual) return {};
   struct Visitor {
     const Payload& other;
+    Same same;
     std::string operator()(const Text& a) const {
       return "text '" + a.value + "' != '" + std::get<Text>(other).value + "'";
     }
@@ -314,7 +343,8 @@ std::string describe_difference(const Payload& expected, const Payload& actual) 
       return first_vector_difference("strings", a.values, std::get<StringArray>(other).values);
     }
     std::string operator()(const ObjectArray& a) const {
-      return first_vector_difference("objects", a.values, std::get<ObjectArray>(other).values);
+      return first_vector_difference("objects", a.values, std::get<ObjectArray>(other).values,
+                                     same);
     }
     std::string operator()(const Message& a) const {
       const auto& b = std::get<Message>(other);
@@ -328,10 +358,10 @@ std::string describe_difference(const Payload& expected, const Payload& actual) 
     }
     std::string operator()(const BuildingCollection& a) const {
       return first_vector_difference("buildings", a.buildings,
-                                     std::get<BuildingCollection>(other).buildings);
+                                     std::get<BuildingCollection>(other).buildings, same);
     }
   };
-  return std::visit(Visitor{actual}, expected);
+  return std::visit(Visitor{actual, Same{fidelity}}, expected);
 }
 
 }  // namespace wsb

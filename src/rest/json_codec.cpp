@@ -231,7 +231,12 @@ bool bool_of(const Value& v, const char* what) {
 
 void bytes_of(const Value& v, const char* what, Bytes& out) {
   if (!v.IsString()) fail(std::string(what) + " is not a base64 string");
-  base64_decode(std::string_view(v.GetString(), v.GetStringLength()), out);
+  try {
+    base64_decode(std::string_view(v.GetString(), v.GetStringLength()), out);
+  } catch (const DecodeError& e) {
+    // Every json DecodeError names the codec and the member, as xml's do.
+    fail(std::string(what) + ": " + e.what());
+  }
 }
 
 Record record_of(const Value& v) {

@@ -1,7 +1,16 @@
+// SOAP codecs via gSOAP (schema and operations: wsbench_service.h).
 #pragma once
+
 #include <memory>
+
 #include "common/codec.h"
+
 namespace wsb::soap {
+
+// SOAP 1.1 document/literal getResponse envelope, binaries inline as base64.
 std::unique_ptr<Codec> make_soap_codec();
+// The same envelope as the root of an MTOM/XOP multipart/related package,
+// binaries as raw MIME parts.
 std::unique_ptr<Codec> make_soap_mtom_codec();
+
 }  // namespace wsb::soap

@@ -1,0 +1,403 @@
+#include "rtt_bench.h"
+
+#include <benchmark/benchmark.h>
+
+#include <cstdio>
+#include <map>
+#include <memory>
+#include <mutex>
+
+#include "common/byte_relay.h"
+#include "common/clock.h"
+#include "common/codec.h"
+#include "common/phases.h"
+#include "common/service.h"
+#include "common/stats.h"
+#include "common/tcp_floor.h"
+#include "payload_cache.h"
+
+namespace wsb::bench {
+namespace {
+
+enum class Op { ping, get, echo, register_client, send, receive, unregister, primes };
+
+const char* op_name(Op op) {
+  switch (op) {
+    case Op::ping:
+      return "ping";
+    case Op::get:
+      return "get";
+    case Op::echo:
+      return "echo";
+    case Op::register_client:
+      return "register";
+    case Op::send:
+      return "send";
+    case Op::receive:
+      return "receive";
+    case Op::unregister:
+      return "unregister";
+    case Op::primes:
+      return "primes";
+  }
+  return "?";
+}
+
+struct RttCase {
+  const StackEntry* stack;
+  std::string codec;
+  Op op;
+  PayloadSpec spec;       // get, echo, send, receive
+  std::uint32_t primes = 0;
+  Placement placement;
+
+  std::string name() const {
+    std::string n = "rtt/" + stack->name + "/" + codec + "/" + op_name(op);
+    if (op == Op::get || op == Op::echo || op == Op::send || op == Op::receive)
+      n += "/" + spec.label();
+    if (op == Op::primes) n += "/" + std::to_string(primes);
+    return n + "/" + std::string(placement_name(placement));
+  }
+};
+
+// In-process servers, one per (stack, placement), started on first use and
+// kept for the whole run; all share one Service.
+class ServerPool {
+ public:
+  explicit ServerPool(std::map<std::string, Endpoint> targets) : targets_(std::move(targets)) {}
+
+  // Where `stack` is served under `placement`; starts it if needed.
+  Endpoint endpoint(const StackEntry& stack, Placement placement) {
+    if (const auto it = targets_.find(stack.name); it != targets_.end()) return it->second;
+    const std::lock_guard lock(mutex_);
+    const auto key = std::make_pair(stack.name, placement);
+    auto& server = servers_[key];
+    if (!server) {
+      ServerOptions options;
+      options.cpu = server_cpu(placement);
+      server = stack.start_server(service_, options);
+    }
+    return server->endpoint();
+  }
+
+  bool in_process(const StackEntry& stack) const { return targets_.count(stack.name) == 0; }
+  Service& service() { return service_; }
+
+ private:
+  std::map<std::string, Endpoint> targets_;
+  Service service_;
+  std::mutex mutex_;
+  std::map<std::pair<std::string, Placement>, std::unique_ptr<Server>> servers_;
+};
+
+ServerPool* pool = nullptr;
+
+void init_pool(const RttOptions& options) {
+  static std::unique_ptr<ServerPool> servers;
+  if (!servers) servers = std::make_unique<ServerPool>(options.targets);
+  pool = servers.get();
+}
+
+// One operation as the kernel runs it: untimed set-up, the timed call, an
+// untimed clean-up, and the check of what came back.
+class OpRunner {
+ public:
+  OpRunner(Client& client, const RttCase& c) : client_(client), c_(c) {
+    if (c.op == Op::get || c.op == Op::echo || c.op == Op::send || c.op == Op::receive)
+      payload_ = &cached_payload(c.spec);
+    if (c.op == Op::send || c.op == Op::receive) {
+      message_ = std::get_if<Message>(payload_);
+      if (message_ == nullptr) throw std::invalid_argument("send/receive need a message payload");
+    }
+    if (c.op == Op::primes) expected_text_ = pool->service().primes(c.primes);
+  }
+  ~OpRunner() {
+    if (!queue_.empty()) {
+      try {
+        client_.unregister_client(queue_);
+      } catch (const std::exception&) {
+        // The server may already be gone; nothing measured depends on it.
+      }
+    }
+  }
+
+  // Before the timed call.
+  void set_up() {
+    switch (c_.op) {
+      case Op::send:
+      case Op::receive:
+      case Op::unregister:
+        if (queue_.empty()) queue_ = client_.register_client();
+        if (c_.op == Op::receive) client_.send_message(queue_, *message_);
+        break;
+      default:
+        break;
+    }
+  }
+
+  // The call under measurement.
+  void call() {
+    switch (c_.op) {
+      case Op::ping:
+        text_ = client_.ping();
+        break;
+      case Op::get:
+        client_.get(c_.spec, out_);
+        break;
+      case Op::echo:
+        client_.echo(*payload_, out_);
+        break;
+      case Op::register_client:
+        text_ = client_.register_client();
+        break;
+      case Op::send:
+        client_.send_message(queue_, *message_);
+        break;
+      case Op::receive:
+        client_.receive_messages(queue_, messages_);
+        break;
+      case Op::unregister:
+        client_.unregister_client(queue_);
+        queue_.clear();
+        break;
+      case Op::primes:
+        text_ = client_.primes(c_.primes);
+        break;
+    }
+  }
+
+  // After the timed call: keeps the server's state bounded.
+  void clean_up() {
+    if (c_.op == Op::register_client) client_.unregister_client(text_);
+    if (c_.op == Op::send) client_.receive_messages(queue_, messages_);
+  }
+
+  // Empty if the last call returned what it should.
+  std::string check() const {
+    switch (c_.op) {
+      case Op::ping:
+        return text_ == kPingReply ? "" : "ping returned '" + text_ + "'";
+      case Op::get:
+      case Op::echo:
+        return describe_difference(*payload_, out_);
+      case Op::register_client:
+        return text_.empty() ? "empty queue id" : "";
+      case Op::receive:
+        if (messages_.size() != 1)
+          return "received " + std::to_string(messages_.size()) + " messages, not 1";
+        return describe_difference(*message_, messages_.front());
+      case Op::primes:
+        return text_ == expected_text_ ? "" : "primes reply differs";
+      default:
+        return "";
+    }
+  }
+
+ private:
+  Client& client_;
+  const RttCase& c_;
+  const Payload* payload_ = nullptr;
+  const Message* message_ = nullptr;
+  std::string expected_text_;
+  std::string queue_;
+  std::string text_;
+  Payload out_;
+  std::vector<Message> messages_;
+};
+
+struct WireCount {
+  std::uint64_t request = 0, response = 0;
+  HttpSizes request_http, response_http;
+};
+
+// One call through a counting relay: the bytes it put on the socket.
+WireCount count_wire(const RttCase& c, const Endpoint& server) {
+  ByteRelay relay(server);
+  relay.set_capture(true);
+  const auto client = c.stack->connect(relay.endpoint(), c.codec);
+  OpRunner runner(*client, c);
+  runner.set_up();
+  relay.reset();
+  runner.call();
+  WireCount w;
+  w.request = relay.counts().to_server;
+  w.response = relay.counts().to_client;
+  w.request_http = http_sizes(relay.captured_to_server());
+  w.response_http = http_sizes(relay.captured_to_client());
+  runner.clean_up();
+  return w;
+}
+
+void run_rtt(benchmark::State& state, const RttCase& c) {
+  pin_current_thread(client_cpu(c.placement));
+  const Endpoint server = pool->endpoint(*c.stack, c.placement);
+  const bool in_process = pool->in_process(*c.stack);
+  const auto client = c.stack->connect(server, c.codec);
+  OpRunner runner(*client, c);
+
+  // Verify before timing: a wrong reply skips the case.
+  runner.set_up();
+  runner.call();
+  if (const std::string diff = runner.check(); !diff.empty()) {
+    state.SkipWithError(("verification failed: " + diff).c_str());
+    return;
+  }
+  runner.clean_up();
+
+  const WireCount wire = count_wire(c, server);
+  Percentiles floor;
+  if (in_process) {
+    TcpFloor tcp(server_cpu(c.placement));
+    floor = tcp.measure(wire.request, wire.response, 2000, 200'000'000);
+  }
+
+  std::vector<std::int64_t> samples;
+  samples.reserve(static_cast<std::size_t>(state.max_iterations));
+  std::map<std::string, std::int64_t> phase_totals;
+  std::int64_t phase_sum = 0;
+  Timeline t{};
+  for (auto _ : state) {
+    runner.set_up();
+    if (in_process) server_probe().begin_request();
+    // Timed: the whole call as the application sees it: client marshal,
+    // request transfer, server parse + service + marshal, response
+    // transfer, client parse. Set-up and clean-up calls are outside.
+    const std::int64_t start = now_ns();
+    runner.call();
+    const std::int64_t elapsed = now_ns() - start;
+    state.SetIterationTime(static_cast<double>(elapsed) * 1e-9);
+    samples.push_back(elapsed);
+
+    t = client->last_timeline();
+    if (in_process) server_probe().collect(t);
+    for (const auto& phase : phases_of(t)) {
+      phase_totals[phase.name] += phase.ns;
+      phase_sum += phase.ns;
+    }
+    runner.clean_up();
+  }
+  if (const std::string diff = runner.check(); !diff.empty()) {
+    state.SkipWithError(("reply changed during timing: " + diff).c_str());
+    return;
+  }
+
+  std::int64_t total = 0;
+  for (const auto s : samples) total += s;
+  const Percentiles p = percentiles(samples);
+  const double us = 1e-3;
+  state.counters["p50_us"] = p.p50 * us;
+  state.counters["p90_us"] = p.p90 * us;
+  state.counters["p99_us"] = p.p99 * us;
+  state.counters["max_us"] = p.max * us;
+  state.counters["request_bytes"] = static_cast<double>(wire.request);
+  state.counters["response_bytes"] = static_cast<double>(wire.response);
+  state.counters["request_body_bytes"] = static_cast<double>(wire.request_http.bodies);
+  state.counters["response_body_bytes"] = static_cast<double>(wire.response_http.bodies);
+  if (floor.count > 0) {
+    state.counters["floor_p50_us"] = floor.p50 * us;
+    state.counters["ratio_p50"] = p.p50 / floor.p50;
+  }
+  const double n = static_cast<double>(samples.size());
+  for (const auto& [name, ns] : phase_totals)
+    state.counters["phase:" + name + "_us"] = static_cast<double>(ns) / n * us;
+  // Phases measured inside the call against the call as timed around it:
+  // should be within a few percent of 1.
+  if (total > 0) state.counters["phase_sum_ratio"] = static_cast<double>(phase_sum) / total;
+  state.SetLabel(in_process ? "in-process server" : "remote server, no floor");
+}
+
+void guarded_rtt(benchmark::State& state, const RttCase& c) {
+  try {
+    run_rtt(state, c);
+  } catch (const std::exception& e) {
+    state.SkipWithError((std::string("round trip failed: ") + e.what()).c_str());
+  }
+}
+
+std::vector<RttCase> rtt_cases(const RttOptions& options) {
+  const bool full = options.sweep == Sweep::full;
+  const std::vector<PayloadSpec> messages = {{Kind::message_a, 100}, {Kind::message_b, 128 * 1024}};
+  std::vector<PayloadSpec> get_payloads;
+  std::vector<PayloadSpec> echo_payloads;
+  if (full) {
+    get_payloads = codec_payloads(Sweep::full);
+    echo_payloads = get_payloads;
+  } else {
+    // E3's largest arrays, where the studies saw XML-RPC degrade, and E5's
+    // two messages.
+    get_payloads = {{Kind::ints, 3200}, {Kind::strings, 3200}, {Kind::objects, 3200},
+                    {Kind::message_b, 128 * 1024}};
+    echo_payloads = messages;
+  }
+  std::vector<RttCase> cases;
+  for (const Placement placement : options.placements) {
+    for (const auto& stack : all_stacks()) {
+      for (const auto& codec : stack.codecs) {
+        auto add = [&](Op op, PayloadSpec spec = {}, std::uint32_t n = 0) {
+          cases.push_back(RttCase{&stack, codec, op, spec, n, placement});
+        };
+        add(Op::ping);
+        for (const auto& s : get_payloads) add(Op::get, s);
+        for (const auto& s : echo_payloads) add(Op::echo, s);
+        add(Op::register_client);
+        for (const auto& s : messages) {
+          add(Op::send, s);
+          add(Op::receive, s);
+        }
+        add(Op::unregister);
+        add(Op::primes, {}, full ? 100'000 : 1'000);
+      }
+    }
+  }
+  return cases;
+}
+
+}  // namespace
+
+void register_rtt_benchmarks(const RttOptions& options) {
+  init_pool(options);
+  static std::vector<RttCase> cases;
+  cases = rtt_cases(options);
+  for (const auto& c : cases) {
+    auto* b = benchmark::RegisterBenchmark(c.name().c_str(),
+                                           [&c](benchmark::State& s) { guarded_rtt(s, c); });
+    b->UseManualTime()->Unit(benchmark::kMicrosecond);
+    if (options.iterations > 0) b->Iterations(options.iterations);
+  }
+}
+
+int print_wire_sizes(const RttOptions& options) {
+  init_pool(options);
+  const std::vector<PayloadSpec> messages = {{Kind::message_a, 100}, {Kind::message_b, 128 * 1024}};
+  int failures = 0;
+  for (const auto& spec : messages) {
+    std::printf("\nBytes on the wire, %s (HTTP total / body; measured on the socket)\n",
+                spec.label().c_str());
+    std::printf("%-22s %-10s %17s %17s\n", "stack/codec", "operation", "request", "response");
+    for (const auto& stack : all_stacks()) {
+      for (const auto& codec : stack.codecs) {
+        for (const Op op : {Op::register_client, Op::send, Op::receive, Op::unregister, Op::ping,
+                            Op::echo}) {
+          const RttCase c{&stack, codec, op, spec, 0, options.placements.front()};
+          const std::string who = stack.name + "/" + codec;
+          try {
+            const Endpoint server = pool->endpoint(stack, c.placement);
+            const WireCount w = count_wire(c, server);
+            std::printf("%-22s %-10s %8llu / %-6llu %8llu / %-6llu\n", who.c_str(), op_name(op),
+                        static_cast<unsigned long long>(w.request),
+                        static_cast<unsigned long long>(w.request_http.bodies),
+                        static_cast<unsigned long long>(w.response),
+                        static_cast<unsigned long long>(w.response_http.bodies));
+          } catch (const std::exception& e) {
+            std::printf("%-22s %-10s failed: %s\n", who.c_str(), op_name(op), e.what());
+            ++failures;
+          }
+        }
+      }
+    }
+  }
+  std::fflush(stdout);
+  return failures == 0 ? 0 : 1;
+}
+
+}  // namespace wsb::bench

@@ -1,0 +1,31 @@
+// Round trips: every stack x codec x operation, with the raw TCP floor
+// measured beside each case, percentiles and the phase decomposition.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "common/placement.h"
+#include "common/transport.h"
+#include "sweep.h"
+
+namespace wsb::bench {
+
+struct RttOptions {
+  Sweep sweep = Sweep::standard;
+  std::vector<Placement> placements = {Placement::same};
+  // Stacks served remotely (--target); the others run in-process.
+  std::map<std::string, Endpoint> targets;
+  // > 0: fixed iteration count (for instruction counting).
+  std::int64_t iterations = 0;
+};
+
+void register_rtt_benchmarks(const RttOptions& options);
+
+// bench --wire-sizes: the bytes of each operation's HTTP request and
+// response, measured on the socket, for message-a and message-b, printed
+// as a table (aihkisalo-paaso Table II). Returns a process exit code.
+int print_wire_sizes(const RttOptions& options);
+
+}  // namespace wsb::bench

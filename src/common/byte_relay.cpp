@@ -1,0 +1,236 @@
+#include "common/byte_relay.h"
+
+#include <arpa/inet.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <cerrno>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+
+namespace wsb {
+namespace {
+
+[[noreturn]] void fail(const std::string& what) {
+  throw std::runtime_error("byte relay: " + what + ": " + std::strerror(errno));
+}
+
+void set_nodelay(int fd) {
+  const int one = 1;
+  setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+}
+
+int connect_to(const Endpoint& target) {
+  addrinfo hints{};
+  hints.ai_family = AF_UNSPEC;
+  hints.ai_socktype = SOCK_STREAM;
+  addrinfo* found = nullptr;
+  const std::string port = std::to_string(target.port);
+  if (getaddrinfo(target.host.c_str(), port.c_str(), &hints, &found) != 0 || found == nullptr)
+    throw std::runtime_error("byte relay: cannot resolve " + target.to_string());
+  int fd = -1;
+  for (addrinfo* a = found; a != nullptr && fd < 0; a = a->ai_next) {
+    fd = ::socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC, a->ai_protocol);
+    if (fd >= 0 && ::connect(fd, a->ai_addr, a->ai_addrlen) != 0) {
+      ::close(fd);
+      fd = -1;
+    }
+  }
+  freeaddrinfo(found);
+  if (fd < 0) fail("connect to " + target.to_string());
+  set_nodelay(fd);
+  return fd;
+}
+
+}  // namespace
+
+bool ByteRelay::forward(int from, int to, bool towards_server) {
+  std::array<char, 64 * 1024> buffer;
+  const ssize_t got = ::recv(from, buffer.data(), buffer.size(), 0);
+  if (got <= 0) return got < 0 && errno == EINTR;
+  std::size_t done = 0;
+  while (done < static_cast<std::size_t>(got)) {
+    const ssize_t put = ::send(to, buffer.data() + done, static_cast<std::size_t>(got) - done,
+                               MSG_NOSIGNAL);
+    if (put < 0) {
+      if (errno == EINTR) continue;
+      return false;
+    }
+    done += static_cast<std::size_t>(put);
+  }
+  (towards_server ? to_server_ : to_client_) += static_cast<std::uint64_t>(got);
+  if (capture_) {
+    const std::lock_guard lock(capture_mutex_);
+    (towards_server ? captured_to_server_ : captured_to_client_)
+        .append(buffer.data(), static_cast<std::size_t>(got));
+  }
+  return true;
+}
+
+ByteRelay::ByteRelay(Endpoint target) : target_(std::move(target)) {
+  listen_fd_ = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (listen_fd_ < 0) fail("socket");
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof addr;
+  if (::bind(listen_fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 ||
+      ::listen(listen_fd_, 16) != 0 ||
+      ::getsockname(listen_fd_, reinterpret_cast<sockaddr*>(&addr), &len) != 0) {
+    ::close(listen_fd_);
+    fail("listen");
+  }
+  listen_ = Endpoint{"127.0.0.1", ntohs(addr.sin_port)};
+  acceptor_ = std::thread([this] { accept_loop(); });
+}
+
+ByteRelay::~ByteRelay() {
+  stopping_ = true;
+  ::shutdown(listen_fd_, SHUT_RDWR);
+  acceptor_.join();
+  {
+    const std::lock_guard lock(mutex_);
+    for (const int fd : open_fds_) ::shutdown(fd, SHUT_RDWR);
+  }
+  for (auto& t : pumps_) t.join();
+  for (const int fd : open_fds_) ::close(fd);
+  ::close(listen_fd_);
+}
+
+void ByteRelay::reset() {
+  const std::lock_guard lock(capture_mutex_);
+  to_server_ = 0;
+  to_client_ = 0;
+  captured_to_server_.clear();
+  captured_to_client_.clear();
+}
+
+std::string ByteRelay::captured_to_server() const {
+  const std::lock_guard lock(capture_mutex_);
+  return captured_to_server_;
+}
+
+std::string ByteRelay::captured_to_client() const {
+  const std::lock_guard lock(capture_mutex_);
+  return captured_to_client_;
+}
+
+void ByteRelay::accept_loop() {
+  while (!stopping_) {
+    const int fd = ::accept4(listen_fd_, nullptr, nullptr, SOCK_CLOEXEC);
+    if (fd < 0) {
+      if (errno == EINTR) continue;
+      return;
+    }
+    set_nodelay(fd);
+    const std::lock_guard lock(mutex_);
+    open_fds_.push_back(fd);
+    pumps_.emplace_back([this, fd] { pump(fd); });
+  }
+}
+
+void ByteRelay::pump(int client_fd) {
+  int server_fd = -1;
+  try {
+    server_fd = connect_to(target_);
+  } catch (const std::exception&) {
+    ::shutdown(client_fd, SHUT_RDWR);
+    return;
+  }
+  {
+    const std::lock_guard lock(mutex_);
+    open_fds_.push_back(server_fd);
+  }
+  std::array<pollfd, 2> fds = {pollfd{client_fd, POLLIN, 0}, pollfd{server_fd, POLLIN, 0}};
+  while (!stopping_) {
+    if (::poll(fds.data(), fds.size(), 200) < 0 && errno != EINTR) break;
+    if ((fds[0].revents & (POLLIN | POLLHUP | POLLERR)) != 0 &&
+        !forward(client_fd, server_fd, true))
+      break;
+    if ((fds[1].revents & (POLLIN | POLLHUP | POLLERR)) != 0 &&
+        !forward(server_fd, client_fd, false))
+      break;
+  }
+  ::shutdown(client_fd, SHUT_RDWR);
+  ::shutdown(server_fd, SHUT_RDWR);
+  // The fds are closed by their owner list when the relay is destroyed, so
+  // a shutdown() racing with a reused descriptor number cannot happen.
+}
+
+namespace {
+
+bool iequals(std::string_view a, std::string_view b) {
+  return a.size() == b.size() &&
+         std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+           return std::tolower(static_cast<unsigned char>(x)) ==
+                  std::tolower(static_cast<unsigned char>(y));
+         });
+}
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
+  return s;
+}
+
+[[noreturn]] void not_http(const std::string& why) {
+  throw std::runtime_error("not an HTTP/1.1 stream: " + why);
+}
+
+}  // namespace
+
+HttpSizes http_sizes(std::string_view stream) {
+  HttpSizes sizes;
+  while (!stream.empty()) {
+    const auto end = stream.find("\r\n\r\n");
+    if (end == std::string_view::npos) not_http("header block without an end");
+    const std::string_view head = stream.substr(0, end + 4);
+    std::size_t content_length = 0;
+    bool chunked = false;
+    bool interim = head.starts_with("HTTP/1.1 1") || head.starts_with("HTTP/1.0 1");
+    for (std::size_t pos = head.find("\r\n") + 2; pos < head.size();) {
+      const auto eol = head.find("\r\n", pos);
+      const std::string_view line = head.substr(pos, eol - pos);
+      pos = eol + 2;
+      const auto colon = line.find(':');
+      if (colon == std::string_view::npos) continue;
+      const std::string_view name = trim(line.substr(0, colon));
+      const std::string_view value = trim(line.substr(colon + 1));
+      if (iequals(name, "content-length")) {
+        content_length = std::stoull(std::string(value));
+      } else if (iequals(name, "transfer-encoding") && iequals(value, "chunked")) {
+        chunked = true;
+      }
+    }
+    sizes.headers += head.size();
+    ++sizes.messages;
+    stream.remove_prefix(head.size());
+    if (interim) continue;
+    if (chunked) {
+      // Chunk framing counts as body bytes: it is what carries the body.
+      std::size_t used = 0;
+      while (true) {
+        const auto eol = stream.find("\r\n", used);
+        if (eol == std::string_view::npos) not_http("chunk size without an end");
+        const std::size_t chunk = std::stoull(std::string(stream.substr(used, eol - used)), nullptr, 16);
+        used = eol + 2 + chunk + 2;
+        if (chunk == 0) break;
+      }
+      content_length = used;
+    }
+    if (content_length > stream.size()) not_http("body shorter than its length");
+    sizes.bodies += content_length;
+    stream.remove_prefix(content_length);
+  }
+  return sizes;
+}
+
+}  // namespace wsb

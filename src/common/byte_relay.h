@@ -1,0 +1,76 @@
+// Counts the bytes a call really puts on the socket, headers and all, for
+// any stack: the client connects through this loopback relay, which
+// forwards both directions unchanged and counts them. Used for wire sizes
+// only, never for timing (it adds a hop).
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <vector>
+
+#include "common/transport.h"
+
+namespace wsb {
+
+class ByteRelay {
+ public:
+  // Listens on 127.0.0.1 (ephemeral port) and forwards to `target`.
+  explicit ByteRelay(Endpoint target);
+  ~ByteRelay();
+  ByteRelay(const ByteRelay&) = delete;
+  ByteRelay& operator=(const ByteRelay&) = delete;
+
+  Endpoint endpoint() const { return listen_; }
+
+  struct Counts {
+    std::uint64_t to_server = 0;  // request bytes
+    std::uint64_t to_client = 0;  // response bytes
+  };
+  // Counts since the last reset. With one call outstanding at a time, a
+  // reset before the call and a read after it give that call's bytes: the
+  // client has the whole response only after the relay forwarded it.
+  Counts counts() const { return {to_server_.load(), to_client_.load()}; }
+  void reset();
+
+  // The bytes themselves since the last reset, when capture is on (for
+  // splitting totals into HTTP headers and bodies).
+  void set_capture(bool on) { capture_ = on; }
+  std::string captured_to_server() const;
+  std::string captured_to_client() const;
+
+ private:
+  void accept_loop();
+  void pump(int client_fd);
+  bool forward(int from, int to, bool towards_server);
+
+  Endpoint target_;
+  Endpoint listen_;
+  int listen_fd_ = -1;
+  std::atomic<bool> stopping_{false};
+  std::atomic<std::uint64_t> to_server_{0};
+  std::atomic<std::uint64_t> to_client_{0};
+  std::atomic<bool> capture_{false};
+  mutable std::mutex capture_mutex_;
+  std::string captured_to_server_;
+  std::string captured_to_client_;
+  std::mutex mutex_;
+  std::vector<std::thread> pumps_;
+  std::vector<int> open_fds_;
+  std::thread acceptor_;
+};
+
+// HTTP/1.1 messages in a byte stream (Content-Length or chunked bodies,
+// interim 1xx responses included): the bytes of all header blocks and of
+// all bodies. Throws std::runtime_error if the stream is not HTTP.
+struct HttpSizes {
+  std::uint64_t headers = 0;
+  std::uint64_t bodies = 0;
+  std::size_t messages = 0;
+};
+HttpSizes http_sizes(std::string_view stream);
+
+}  // namespace wsb

@@ -1,0 +1,116 @@
+#include "common/service.h"
+
+namespace wsb {
+
+int ServiceError::http_status() const {
+  switch (kind_) {
+    case Kind::bad_request:
+      return 400;
+    case Kind::not_found:
+      return 404;
+    case Kind::too_large:
+      return 413;
+  }
+  return 500;
+}
+
+void Service::check(const PayloadSpec& spec) const {
+  std::size_t limit = 0;
+  switch (spec.kind) {
+    case Kind::text:
+      return;
+    case Kind::ints:
+    case Kind::strings:
+    case Kind::objects:
+      limit = limits_.max_array_items;
+      break;
+    case Kind::message_a:
+      limit = limits_.max_records;
+      break;
+    case Kind::message_b:
+    case Kind::binary:
+      limit = limits_.max_binary_bytes;
+      break;
+    case Kind::gml:
+      limit = limits_.max_buildings;
+      break;
+  }
+  if (spec.n > limit)
+    throw ServiceError(ServiceError::Kind::too_large,
+                       spec.label() + " exceeds the limit of " + std::to_string(limit));
+}
+
+std::shared_ptr<const Payload> Service::get(const PayloadSpec& spec) {
+  check(spec);
+  const std::string key = spec.label();
+  {
+    const std::lock_guard lock(payloads_mutex_);
+    if (const auto it = payloads_.find(key); it != payloads_.end()) return it->second;
+  }
+  // Generated outside the lock: a 64 MiB binary must not stall other calls.
+  auto made = std::make_shared<const Payload>(generate(spec));
+  const std::lock_guard lock(payloads_mutex_);
+  return payloads_.emplace(key, std::move(made)).first->second;
+}
+
+std::string Service::register_client() {
+  const std::lock_guard lock(queues_mutex_);
+  if (queues_.size() >= limits_.max_queues)
+    throw ServiceError(ServiceError::Kind::too_large, "too many registered clients");
+  std::string id = std::to_string(next_queue_++);
+  queues_.emplace(id, std::vector<Message>{});
+  return id;
+}
+
+void Service::send_message(const std::string& queue, Message message) {
+  const std::lock_guard lock(queues_mutex_);
+  const auto it = queues_.find(queue);
+  if (it == queues_.end())
+    throw ServiceError(ServiceError::Kind::not_found, "no queue '" + queue + "'");
+  if (it->second.size() >= limits_.max_messages_per_queue)
+    throw ServiceError(ServiceError::Kind::too_large, "queue '" + queue + "' is full");
+  it->second.push_back(std::move(message));
+}
+
+std::vector<Message> Service::receive_messages(const std::string& queue) {
+  const std::lock_guard lock(queues_mutex_);
+  const auto it = queues_.find(queue);
+  if (it == queues_.end())
+    throw ServiceError(ServiceError::Kind::not_found, "no queue '" + queue + "'");
+  return std::exchange(it->second, {});
+}
+
+void Service::unregister_client(const std::string& queue) {
+  const std::lock_guard lock(queues_mutex_);
+  if (queues_.erase(queue) == 0)
+    throw ServiceError(ServiceError::Kind::not_found, "no queue '" + queue + "'");
+}
+
+std::string Service::primes(std::uint32_t n) const {
+  if (n > limits_.max_primes)
+    throw ServiceError(ServiceError::Kind::too_large,
+                       "primes(" + std::to_string(n) + ") exceeds the limit of " +
+                           std::to_string(limits_.max_primes));
+  // Trial division by the primes found so far, as costa-bernardino's service
+  // computes them afresh on every call: the point is the CPU work.
+  std::vector<std::uint32_t> found;
+  found.reserve(n);
+  std::string out = "FIRST " + std::to_string(n) + " numbers:";
+  for (std::uint32_t candidate = 2; found.size() < n; ++candidate) {
+    bool prime = true;
+    for (const std::uint32_t p : found) {
+      if (static_cast<std::uint64_t>(p) * p > candidate) break;
+      if (candidate % p == 0) {
+        prime = false;
+        break;
+      }
+    }
+    if (!prime) continue;
+    found.push_back(candidate);
+    out += ' ';
+    out += std::to_string(candidate);
+  }
+  return out;
+}
+
+}  // namespace wsb

@@ -1,0 +1,78 @@
+// The service every protocol exposes, written once: the stacks only map
+// their requests onto these calls and the results back onto their wire.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <utility>
+#include <memory>
+#include <mutex>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "common/payload.h"
+
+namespace wsb {
+
+// A request the service refuses: maps to HTTP 400/404/413, a SOAP Fault or
+// an XML-RPC fault, never to a dropped connection.
+class ServiceError : public std::runtime_error {
+ public:
+  enum class Kind { bad_request, not_found, too_large };
+  ServiceError(Kind kind, const std::string& what) : std::runtime_error(what), kind_(kind) {}
+  Kind kind() const { return kind_; }
+  int http_status() const;
+
+ private:
+  Kind kind_;
+};
+
+// Named limits; every one is enforced with a ServiceError, not a crash.
+struct ServiceLimits {
+  std::size_t max_array_items = 100'000;              // ints/strings/objects N
+  std::size_t max_records = 10'000;                   // message-a records
+  std::size_t max_binary_bytes = std::size_t{64} << 20;  // binary, message-b
+  std::size_t max_buildings = 10'000;                 // gml N
+  std::uint32_t max_primes = 1'000'000;               // primes(n)
+  std::size_t max_queues = 10'000;
+  std::size_t max_messages_per_queue = 10'000;
+};
+
+inline constexpr const char* kPingReply = "pong";
+
+class Service {
+ public:
+  explicit Service(ServiceLimits limits = {}) : limits_(limits) {}
+
+  // E1: a fixed short string.
+  static std::string ping() { return kPingReply; }
+
+  // E3: a catalogue payload, generated once per spec and shared.
+  std::shared_ptr<const Payload> get(const PayloadSpec& spec);
+
+  // E5: the messaging service. Queue ids are opaque decimal strings.
+  std::string register_client();
+  void send_message(const std::string& queue, Message message);
+  // All messages queued since the last receive, oldest first; the queue is
+  // emptied.
+  std::vector<Message> receive_messages(const std::string& queue);
+  void unregister_client(const std::string& queue);
+
+  // E7: "FIRST n numbers: 2 3 5 ...", computed on every call.
+  std::string primes(std::uint32_t n) const;
+
+  const ServiceLimits& limits() const { return limits_; }
+
+ private:
+  void check(const PayloadSpec& spec) const;
+
+  ServiceLimits limits_;
+  std::mutex payloads_mutex_;
+  std::map<std::string, std::shared_ptr<const Payload>> payloads_;
+  std::mutex queues_mutex_;
+  std::map<std::string, std::vector<Message>> queues_;
+  std::uint64_t next_queue_ = 1;
+};
+
+}  // namespace wsb

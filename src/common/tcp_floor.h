@@ -1,0 +1,44 @@
+// The floor under every round trip: a raw TCP ping-pong over loopback that
+// moves the same request and response byte counts as the measured call,
+// with no HTTP, no parsing and no marshalling, on the same CPU placement.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <thread>
+#include <vector>
+
+#include "common/stats.h"
+
+namespace wsb {
+
+class TcpFloor {
+ public:
+  // Starts an echo-like server thread on 127.0.0.1 (pinned to server_cpu)
+  // and connects to it; TCP_NODELAY on both ends.
+  explicit TcpFloor(std::optional<int> server_cpu);
+  ~TcpFloor();
+  TcpFloor(const TcpFloor&) = delete;
+  TcpFloor& operator=(const TcpFloor&) = delete;
+
+  // One exchange: request_bytes to the server, response_bytes back.
+  // Returns the round trip in nanoseconds.
+  std::int64_t round_trip(std::size_t request_bytes, std::size_t response_bytes);
+
+  // `iterations` exchanges (after a few warm-up ones), or fewer if
+  // `budget_ns` runs out first; their percentiles.
+  Percentiles measure(std::size_t request_bytes, std::size_t response_bytes,
+                      std::size_t iterations, std::int64_t budget_ns);
+
+ private:
+  void serve();
+
+  int listen_fd_ = -1;
+  int client_fd_ = -1;
+  std::optional<int> server_cpu_;
+  std::vector<char> buffer_;
+  std::thread server_;
+};
+
+}  // namespace wsb

@@ -1,0 +1,99 @@
+// Servers and clients: every protocol stack sits behind these interfaces.
+//
+// A stack is one HTTP implementation (gSOAP's engine, xmlrpc-c's Abyss and
+// curl, Boost.Beast) carrying one or more codecs. Each exposes the same
+// operations, backed by one wsb::Service.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "common/payload.h"
+#include "common/phases.h"
+
+namespace wsb {
+
+class Service;
+
+struct Endpoint {
+  std::string host = "127.0.0.1";
+  std::uint16_t port = 0;
+  std::string to_string() const { return host + ":" + std::to_string(port); }
+};
+
+// Parses "HOST:PORT" (PORT may be 0 for an ephemeral port); throws
+// std::invalid_argument.
+Endpoint parse_endpoint(const std::string& text);
+
+// A call the server refused or the transport failed: carries the
+// protocol's own error (HTTP status, SOAP faultstring, XML-RPC fault).
+class CallError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// Named limits a server enforces on what it reads.
+struct ServerLimits {
+  // Largest request body accepted: a 64 MiB binary as base64 in an
+  // envelope is about 90 MiB, so 128 MiB leaves room and stops runaway
+  // uploads. Over it: HTTP 413 (or the protocol's fault).
+  std::size_t max_body_bytes = std::size_t{128} << 20;
+  // Idle keep-alive connections are closed after this long.
+  int keepalive_timeout_s = 60;
+};
+
+struct ServerOptions {
+  Endpoint listen;                // port 0: ephemeral
+  std::optional<int> cpu;         // pin every server thread to this vCPU
+  ServerLimits limits;
+};
+
+class Server {
+ public:
+  virtual ~Server() = default;
+  // Where it listens (the ephemeral port resolved).
+  virtual Endpoint endpoint() const = 0;
+  // Stops accepting, closes connections, joins threads. Idempotent.
+  virtual void stop() = 0;
+};
+
+// One connection to one server, speaking one codec. Calls are synchronous
+// and keep the connection alive; a client never reconnects silently (a
+// dropped connection is a CallError). Not thread-safe.
+class Client {
+ public:
+  virtual ~Client() = default;
+
+  virtual std::string ping() = 0;
+  virtual void get(const PayloadSpec& spec, Payload& out) = 0;
+  virtual void echo(const Payload& in, Payload& out) = 0;
+  virtual std::string register_client() = 0;
+  virtual void send_message(const std::string& queue, const Message& message) = 0;
+  virtual void receive_messages(const std::string& queue, std::vector<Message>& out) = 0;
+  virtual void unregister_client(const std::string& queue) = 0;
+  virtual std::string primes(std::uint32_t n) = 0;
+
+  // Client points of the last call (kInvoke, kRequestWritten,
+  // kResponseReceived, kDecoded); 0 where the stack exposes none.
+  virtual const Timeline& last_timeline() const = 0;
+};
+
+struct StackEntry {
+  std::string name;                 // "gsoap", "xmlrpc-c", "beast"
+  std::string description;
+  std::vector<std::string> codecs;  // codec names it can carry
+  std::function<std::unique_ptr<Server>(Service&, const ServerOptions&)> start_server;
+  std::function<std::unique_ptr<Client>(const Endpoint&, const std::string& codec)> connect;
+};
+
+// Every stack wsbench knows (src/stacks.cpp).
+const std::vector<StackEntry>& all_stacks();
+// Throws std::invalid_argument for an unknown name.
+const StackEntry& find_stack(const std::string& name);
+
+}  // namespace wsb

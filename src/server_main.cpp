@@ -1,0 +1,88 @@
+// wsbench-server: every protocol stack in one process, for running client
+// and server on two hosts (bench --target STACK=HOST:PORT).
+//
+//   wsbench-server                          all stacks, 127.0.0.1, ephemeral ports
+//   wsbench-server --listen beast=0.0.0.0:8080 --listen gsoap=0.0.0.0:8081
+//
+// Prints one "STACK HOST:PORT" line per stack once all are listening, then
+// serves until SIGINT or SIGTERM and shuts down cleanly.
+#include <pthread.h>
+#include <signal.h>
+
+#include <boost/program_options.hpp>
+#include <cstdio>
+#include <iostream>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "common/placement.h"
+#include "common/service.h"
+#include "common/transport.h"
+
+namespace po = boost::program_options;
+
+int main(int argc, char** argv) {
+  std::vector<std::string> listens;
+  int cpu = -1;
+  po::options_description options("wsbench-server options");
+  options.add_options()("help,h", "show this help")(
+      "listen", po::value(&listens)->composing(),
+      "STACK=HOST:PORT to serve a stack there (repeatable); stacks not named listen on "
+      "127.0.0.1 with an ephemeral port, unless --only is given")(
+      "only", "serve only the stacks named by --listen")(
+      "cpu", po::value(&cpu), "pin every server thread to this vCPU");
+  po::variables_map vm;
+  std::map<std::string, wsb::Endpoint> endpoints;
+  try {
+    po::store(po::command_line_parser(argc, argv).options(options).run(), vm);
+    po::notify(vm);
+    for (const auto& listen : listens) {
+      const auto eq = listen.find('=');
+      if (eq == std::string::npos) throw std::invalid_argument("--listen wants STACK=HOST:PORT");
+      wsb::find_stack(listen.substr(0, eq));
+      endpoints[listen.substr(0, eq)] = wsb::parse_endpoint(listen.substr(eq + 1));
+    }
+  } catch (const std::exception& e) {
+    std::cerr << "wsbench-server: " << e.what() << "\n" << options;
+    return 2;
+  }
+  if (vm.count("help")) {
+    std::cout << options;
+    return 0;
+  }
+
+  // Block the signals before any server thread exists, so every thread
+  // inherits the mask and only sigwait below sees them.
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGINT);
+  sigaddset(&signals, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+
+  wsb::Service service;
+  std::vector<std::unique_ptr<wsb::Server>> servers;
+  try {
+    for (const auto& stack : wsb::all_stacks()) {
+      const auto it = endpoints.find(stack.name);
+      if (it == endpoints.end() && vm.count("only")) continue;
+      wsb::ServerOptions server_options;
+      if (it != endpoints.end()) server_options.listen = it->second;
+      if (cpu >= 0) server_options.cpu = cpu;
+      servers.push_back(stack.start_server(service, server_options));
+      std::printf("%s %s\n", stack.name.c_str(), servers.back()->endpoint().to_string().c_str());
+    }
+  } catch (const std::exception& e) {
+    std::cerr << "wsbench-server: " << e.what() << "\n";
+    for (auto& server : servers) server->stop();
+    return 1;
+  }
+  std::fflush(stdout);
+
+  int received = 0;
+  sigwait(&signals, &received);
+  std::fprintf(stderr, "wsbench-server: %s, shutting down\n", received == SIGINT ? "SIGINT" : "SIGTERM");
+  for (auto& server : servers) server->stop();
+  return 0;
+}

@@ -1,0 +1,195 @@
+// gSOAP interface header for the wsbench SOAP service: input to soapcpp2, not
+// a C++ header. The build generates soapStub.h, soapH.h, soapC.cpp, the
+// wsbenchProxy / wsbenchService classes, wsbench.nsmap, wsbench.wsdl and
+// wsb.xsd from it (src/soap/CMakeLists.txt).
+//
+// Style: SOAP 1.1, document/literal, one schema with target namespace
+// urn:wsbench (prefix wsb), elements qualified, attributes unqualified.
+//
+// Binary content: every binary is an xsd:base64Binary element. The `soap`
+// codec sends it inline as base64; `soap-mtom` sets the MIME type of the
+// same struct and switches the engine to SOAP_ENC_MTOM, so gSOAP replaces
+// the element's content with <xop:Include href="cid:..."/> and sends the raw
+// bytes as a MIME part. XOP is a serialization of the same infoset, so both
+// codecs carry the same message under the same schema. (xop.h's
+// _xop__Include is not used: outside MTOM mode gSOAP writes it as an extra
+// <xop:Include>base64</xop:Include> child, a different schema from plain
+// base64Binary, so the two codecs would not be comparable.)
+//
+// Operations: `get` is what the codecs encode (its response carries one
+// payload of the catalogue); the others are for the SOAP servers and clients
+// of the round-trip experiments (E1 ping, E3 get, echo, E5 messaging, E7
+// primes).
+
+//gsoap wsb service name:           wsbench
+//gsoap wsb service namespace:      urn:wsbench
+//gsoap wsb service style:          document
+//gsoap wsb service encoding:       literal
+//gsoap wsb schema namespace:       urn:wsbench
+//gsoap wsb schema elementForm:     qualified
+//gsoap wsb schema attributeForm:   unqualified
+
+#import "stlvector.h"
+// The xop namespace in the namespace table, so MTOM's <xop:Include> is
+// written and matched by prefix.
+#import "xop.h"
+
+// Built-in XML schema types, named so the generated schema says what each
+// C++ type is on the wire.
+typedef std::string xsd__string;
+typedef bool xsd__boolean;
+typedef short xsd__short;
+typedef int xsd__int;
+typedef LONG64 xsd__long;
+typedef double xsd__double;
+
+// xsd:base64Binary, with the id/type/options members that make gSOAP send
+// it as an MTOM attachment when SOAP_ENC_MTOM is set and `type` is not
+// NULL (the shape wsdl2h generates). Inline base64 otherwise: leave id,
+// type and options NULL outside MTOM, or gSOAP switches to DIME.
+struct xsd__base64Binary {
+  unsigned char *__ptr;
+  int __size;
+  char *id;
+  char *type;
+  char *options;
+};
+
+// ---- payload types (src/common/payload.h) ----
+
+struct wsb__IntList {
+  std::vector<xsd__int> item 0;
+};
+
+struct wsb__StringList {
+  std::vector<xsd__string> item 0;
+};
+
+struct wsb__Object {
+  xsd__int id;
+  xsd__string name;
+  xsd__double value;
+  xsd__boolean active;
+};
+
+struct wsb__ObjectList {
+  std::vector<struct wsb__Object> object 0;
+};
+
+// Message A: 100 records and no attachment; message B: an attachment and
+// no records.
+struct wsb__Record {
+  xsd__string title;
+  xsd__string author;
+  xsd__string body;
+  xsd__long sequence;
+  xsd__long created;
+  xsd__int priority;
+  xsd__int category;
+  xsd__int flags;
+  xsd__short ttl;
+};
+
+struct wsb__Message {
+  xsd__string recipient;
+  xsd__string sender;
+  xsd__string authToken;
+  xsd__long timestamp;  // nanoseconds since the epoch
+  std::vector<struct wsb__Record> record 0;
+  struct xsd__base64Binary *attachment 0;  // absent when empty
+};
+
+// A footprint vertex as two attributes, <wsb:point x="..." y="..."/>,
+// keeping a building near the 1 KB of GML the study describes.
+struct wsb__Point {
+  @xsd__double x 1;
+  @xsd__double y 1;
+};
+
+struct wsb__Building {
+  xsd__string id;
+  xsd__string name;
+  xsd__double height;
+  xsd__int floors;
+  std::vector<struct wsb__Point> point 0;  // closed ring
+};
+
+struct wsb__BuildingList {
+  std::vector<struct wsb__Building> building 0;
+};
+
+// xs:choice of one payload. The generated schema marks the choice
+// minOccurs="0" (its members are pointers); the codec rejects a response
+// without one.
+union wsb__PayloadChoice {
+  xsd__string *text;
+  struct wsb__IntList *ints;
+  struct wsb__StringList *strings;
+  struct wsb__ObjectList *objects;
+  struct wsb__Message *message;
+  struct xsd__base64Binary *binary;
+  struct wsb__BuildingList *buildings;
+};
+
+// A payload as a parameter (echo's request).
+struct wsb__Payload {
+  $int __union_payload;
+  union wsb__PayloadChoice payload;
+};
+
+// ---- operation responses ----
+
+struct wsb__pingResponse {
+};
+
+// <wsb:getResponse> holds the choice directly: Body/getResponse/ints/item.
+struct wsb__getResponse {
+  $int __union_payload;
+  union wsb__PayloadChoice payload;
+};
+
+struct wsb__echoResponse {
+  $int __union_payload;
+  union wsb__PayloadChoice payload;
+};
+
+struct wsb__RegisterClientResponse {
+  xsd__string queue;  // the queue id later operations name
+};
+
+struct wsb__SendMessageResponse {
+};
+
+struct wsb__ReceiveMessageResponse {
+  std::vector<struct wsb__Message> message 0;  // every queued message, oldest first
+};
+
+struct wsb__UnregisterClientResponse {
+};
+
+// ---- operations ----
+
+/// Empty request and response: the protocol's fixed cost.
+int wsb__ping(struct wsb__pingResponse &response);
+
+/// The catalogue payload `kind` (a wsb::kind_name) of size n (a PayloadSpec::n).
+int wsb__get(xsd__string kind, xsd__long n, struct wsb__getResponse &response);
+
+/// Returns the payload it was sent.
+int wsb__echo(struct wsb__Payload *payload, struct wsb__echoResponse &response);
+
+/// Messaging service of aihkisalo-paaso: register a client and get its queue.
+int wsb__RegisterClient(xsd__string client, struct wsb__RegisterClientResponse &response);
+
+/// Appends a message to a queue.
+int wsb__SendMessage(xsd__string queue, struct wsb__Message *message,
+                     struct wsb__SendMessageResponse &response);
+
+/// Removes and returns every message of a queue.
+int wsb__ReceiveMessage(xsd__string queue, struct wsb__ReceiveMessageResponse &response);
+
+/// Deletes a queue.
+int wsb__UnregisterClient(xsd__string queue, struct wsb__UnregisterClientResponse &response);
+
+/// "FIRST n numbers: 2 3 5 ...", computed on each call (costa-bernardino).
+int wsb__primes(xsd__int n, xsd__string &result);

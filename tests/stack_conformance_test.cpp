@@ -1,0 +1,120 @@
+// Every client against its server, for every stack and codec it carries:
+// each operation with equality checks, errors as CallError, and the server
+// still serving afterwards.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <memory>
+
+#include "common/service.h"
+#include "common/transport.h"
+#include "conformance_cases.h"
+
+namespace wsb {
+namespace {
+
+struct Combo {
+  std::string stack;
+  std::string codec;
+};
+
+std::vector<Combo> combos() {
+  std::vector<Combo> out;
+  for (const auto& stack : all_stacks())
+    for (const auto& codec : stack.codecs) out.push_back({stack.name, codec});
+  return out;
+}
+
+// One in-process server per stack for the whole test binary.
+Endpoint server_for(const std::string& stack) {
+  static Service service;
+  static std::map<std::string, std::unique_ptr<Server>> servers;
+  auto& server = servers[stack];
+  if (!server) server = find_stack(stack).start_server(service, ServerOptions{});
+  return server->endpoint();
+}
+
+class StackConformance : public ::testing::TestWithParam<Combo> {
+ protected:
+  void SetUp() override {
+    client_ = find_stack(GetParam().stack).connect(server_for(GetParam().stack), GetParam().codec);
+  }
+  std::unique_ptr<Client> client_;
+};
+
+TEST_P(StackConformance, PingReturnsTheFixedString) { EXPECT_EQ(client_->ping(), kPingReply); }
+
+TEST_P(StackConformance, GetReturnsEachCatalogueKind) {
+  for (const char* label : {"text", "ints/200", "strings/200", "objects/200", "message-a/100",
+                            "message-b/128KiB", "binary/1MiB", "gml/10"}) {
+    const PayloadSpec spec = parse_spec(label);
+    Payload out;
+    client_->get(spec, out);
+    EXPECT_EQ(describe_difference(generate(spec), out), "") << label;
+  }
+}
+
+TEST_P(StackConformance, EchoReturnsWhatWasSent) {
+  for (const auto& [name, payload] : testing::conformance_payloads()) {
+    Payload out;
+    client_->echo(payload, out);
+    EXPECT_EQ(describe_difference(payload, out), "") << name;
+  }
+}
+
+TEST_P(StackConformance, MessagingLifecycle) {
+  const auto a = std::get<Message>(generate(parse_spec("message-a/100")));
+  const auto b = std::get<Message>(generate(parse_spec("message-b/128KiB")));
+  const std::string queue = client_->register_client();
+  ASSERT_FALSE(queue.empty());
+  client_->send_message(queue, a);
+  client_->send_message(queue, b);
+  std::vector<Message> got;
+  client_->receive_messages(queue, got);
+  ASSERT_EQ(got.size(), 2u);
+  EXPECT_TRUE(got[0] == a);
+  EXPECT_TRUE(got[1] == b);
+  client_->receive_messages(queue, got);
+  EXPECT_TRUE(got.empty()) << "receive drains the queue";
+  client_->unregister_client(queue);
+  EXPECT_THROW(client_->send_message(queue, a), CallError);
+  EXPECT_THROW(client_->receive_messages(queue, got), CallError);
+  EXPECT_THROW(client_->unregister_client(queue), CallError);
+  EXPECT_EQ(client_->ping(), kPingReply) << "the connection survives refused calls";
+}
+
+TEST_P(StackConformance, PrimesAreComputed) {
+  EXPECT_EQ(client_->primes(10), "FIRST 10 numbers: 2 3 5 7 11 13 17 19 23 29");
+  EXPECT_EQ(client_->primes(1), "FIRST 1 numbers: 2");
+}
+
+TEST_P(StackConformance, RequestsOverTheLimitsAreRefusedAndServingGoesOn) {
+  Payload out;
+  EXPECT_THROW(client_->get(parse_spec("ints/100000000"), out), CallError);
+  EXPECT_THROW(client_->primes(2'000'000'000), CallError);
+  EXPECT_EQ(client_->ping(), kPingReply);
+}
+
+TEST_P(StackConformance, ClientTimelineIsOrdered) {
+  client_->ping();
+  const Timeline& t = client_->last_timeline();
+  ASSERT_NE(t[kInvoke], 0);
+  ASSERT_NE(t[kDecoded], 0);
+  EXPECT_LE(t[kInvoke], t[kDecoded]);
+  for (const Mark m : {kRequestWritten, kResponseReceived})
+    if (t[m] != 0) {
+      EXPECT_LE(t[kInvoke], t[m]);
+      EXPECT_LE(t[m], t[kDecoded]);
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(AllStacks, StackConformance, ::testing::ValuesIn(combos()),
+                         [](const auto& p) {
+                           std::string name = p.param.stack + "_" + p.param.codec;
+                           for (auto& c : name)
+                             if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+                           return name;
+                         });
+
+}  // namespace
+}  // namespace wsb

@@ -42,7 +42,8 @@ std::string double_field(int field, double v) {
 }
 
 // Field numbers of src/rest/wsbench.proto.
-constexpr int kText = 1, kInts = 2, kObjects = 4, kMessage = 5, kBinary = 6, kBuildings = 7;
+constexpr int kText = 1, kInts = 2, kObjects = 4, kMessage = 5, kBinary = 6, kBuildings = 7,
+              kMessages = 8;
 constexpr int kRecords = 5, kTtl = 9;
 
 class ProtobufCodecTest : public ::testing::Test {
@@ -107,6 +108,26 @@ TEST_F(ProtobufCodecTest, WireMatchesTheSchema) {
   const Payload empty_message = Message{{"r", "", "", 7}, {}, {}};
   EXPECT_EQ(encode(empty_message), len_field(kMessage, len_field(1, "r") + int_field(4, 7)));
   EXPECT_TRUE(decode(encode(empty_message)) == empty_message);
+}
+
+TEST_F(ProtobufCodecTest, MessageListIsARepeatedMessageInFieldEight) {
+  const Message a{{"r", "", "", 7}, {}, {}};
+  const Message b{{"", "s", "", 0}, {}, {0xff}};
+  const std::string a_wire = len_field(1, "r") + int_field(4, 7);
+  const std::string b_wire = len_field(2, "s") + len_field(6, "\xff");
+  EXPECT_EQ(encode(MessageList{{a, b}}),
+            len_field(kMessages, len_field(1, a_wire) + len_field(1, b_wire)));
+  EXPECT_TRUE(decode(encode(MessageList{{a, b}})) == Payload(MessageList{{a, b}}));
+  // An empty list keeps the oneof's presence and decodes to a list.
+  EXPECT_EQ(encode(MessageList{}), len_field(kMessages, ""));
+  EXPECT_TRUE(decode(len_field(kMessages, "")) == Payload(MessageList{}));
+  // A message with no fields set is still one element.
+  EXPECT_TRUE(decode(len_field(kMessages, len_field(1, ""))) == Payload(MessageList{{Message{}}}));
+  // The elements are checked like a lone message.
+  expect_rejected(len_field(kMessages, len_field(1, len_field(kRecords, int_field(kTtl, 40000)))),
+                  "ttl 40000 is out of 16-bit range");
+  expect_rejected(len_field(kMessages, len_field(1, int_field(15, 1))), "message has unknown");
+  expect_rejected(len_field(kMessages, int_field(2, 1)), "message list has unknown");
 }
 
 TEST_F(ProtobufCodecTest, IntsAreOnePackedRun) {
@@ -204,7 +225,10 @@ TEST_F(ProtobufCodecTest, StagesReuseTheirMessagesAcrossKinds) {
   const Payload a = generate(parse_spec("objects/20"));
   const Payload b = ObjectArray{{{1, "only", 2.0, false}}};
   const Payload c = Text{"switch"};
-  for (const Payload* p : {&a, &b, &c, &a, &b}) {
+  const Payload d =
+      MessageList{{std::get<Message>(generate(parse_spec("message-a/3"))), Message{}}};
+  const Payload e = MessageList{{Message{{"x", "y", "z", 1}, {}, {}}}};
+  for (const Payload* p : {&a, &b, &c, &a, &d, &e, &d, &b}) {
     std::string wire;
     stages.bind(*p);
     stages.write(wire);

@@ -424,6 +424,56 @@ TEST_F(SoapCodecTest, InvalidBase64CharactersAreRejected) {
   EXPECT_TRUE(decoded == Payload(Binary{{1, 2, 3, 4, 5, 6}}));
 }
 
+TEST_F(SoapCodecTest, MessageListIsOneMessagesElementWithAMessageEach) {
+  const Message a{{"r", "s", "t", 1}, {{"T", "A", "B", 9, 10, 3, 4, 0, 7}}, {}};
+  const Message b{{"r2", "s2", "t2", 2}, {}, {0, 1, 2, 0xff}};
+  const MessageList list{{a, b, Message{}}};
+  const std::string wire = encode(*soap_, list);
+  const Doc doc = parse_dom(wire);
+  ASSERT_NE(doc, nullptr);
+  const xmlNode* messages = payload_element(doc.get());
+  ASSERT_NE(messages, nullptr);
+  EXPECT_EQ(str(messages->name), "messages");
+  const auto children = element_children(messages);
+  ASSERT_EQ(children.size(), 3u);
+  for (const xmlNode* m : children) {
+    EXPECT_EQ(str(m->name), "message");
+    EXPECT_EQ(ns_of(m), kWsbNs);
+  }
+  EXPECT_EQ(text_of(child_named(children[1], "recipient")), "r2");
+  EXPECT_EQ(text_of(child_named(children[1], "attachment")), base64_encode(b.attachment));
+  EXPECT_EQ(child_named(children[0], "attachment"), nullptr);
+  Payload decoded;
+  soap_->decode(wire, decoded);
+  EXPECT_TRUE(decoded == Payload(list));
+
+  // The empty list is an empty <wsb:messages/>, not a missing payload.
+  const std::string empty_wire = encode(*soap_, MessageList{});
+  const Doc empty_doc = parse_dom(empty_wire);
+  ASSERT_NE(empty_doc, nullptr);
+  const xmlNode* empty = payload_element(empty_doc.get());
+  ASSERT_NE(empty, nullptr);
+  EXPECT_EQ(str(empty->name), "messages");
+  EXPECT_TRUE(element_children(empty).empty());
+  soap_->decode(empty_wire, decoded);
+  EXPECT_TRUE(decoded == Payload(MessageList{}));
+  // A <wsb:message> outside the list is not a list of one.
+  expect_rejected(*soap_, replace_once(wire, "<wsb:messages>", "<wsb:messages><wsb:messages>"), "");
+
+  // soap-mtom: each attachment of the list is a part of its own.
+  const MessageList two{{b, Message{{"r3", "s3", "t3", 3}, {}, {5, 6, 7}}}};
+  EXPECT_EQ(mtom_->not_applicable(two), "");
+  EXPECT_NE(mtom_->not_applicable(MessageList{{a}}), "");
+  const std::string mtom_wire = encode(*mtom_, two);
+  const auto parts =
+      split_multipart(mtom_wire, content_type_param(mtom_->content_type(), "boundary"));
+  ASSERT_EQ(parts.size(), 3u);
+  EXPECT_EQ(parts[1].body, std::string("\x00\x01\x02\xff", 4));
+  EXPECT_EQ(parts[2].body, "\x05\x06\x07");
+  mtom_->decode(mtom_wire, decoded);
+  EXPECT_TRUE(decoded == Payload(two));
+}
+
 // Known leniency, kept on purpose (see soap_codec.cpp): gSOAP's base64
 // decoder stops at the first '=' or at the end of the text, so missing or
 // surplus padding is not an error. Strict checking would need a custom

@@ -6,6 +6,7 @@
 #include <map>
 #include <memory>
 
+#include "common/codec.h"
 #include "common/service.h"
 #include "common/transport.h"
 #include "conformance_cases.h"
@@ -38,8 +39,15 @@ class StackConformance : public ::testing::TestWithParam<Combo> {
  protected:
   void SetUp() override {
     client_ = find_stack(GetParam().stack).connect(server_for(GetParam().stack), GetParam().codec);
+    codec_ = find_codec(GetParam().codec).make();
+  }
+  // Compared as the codec's library can carry it (xmlrpc-c: doubles to a
+  // documented tolerance).
+  std::string difference(const Payload& expected, const Payload& actual) const {
+    return describe_difference(expected, actual, codec_->double_fidelity());
   }
   std::unique_ptr<Client> client_;
+  std::unique_ptr<Codec> codec_;  // only asked what it can carry
 };
 
 TEST_P(StackConformance, PingReturnsTheFixedString) { EXPECT_EQ(client_->ping(), kPingReply); }
@@ -50,15 +58,16 @@ TEST_P(StackConformance, GetReturnsEachCatalogueKind) {
     const PayloadSpec spec = parse_spec(label);
     Payload out;
     client_->get(spec, out);
-    EXPECT_EQ(describe_difference(generate(spec), out), "") << label;
+    EXPECT_EQ(difference(generate(spec), out), "") << label;
   }
 }
 
 TEST_P(StackConformance, EchoReturnsWhatWasSent) {
   for (const auto& [name, payload] : testing::conformance_payloads()) {
+    if (!codec_->unsupported(payload).empty()) continue;  // e.g. 4-byte UTF-8 in xmlrpc-c
     Payload out;
     client_->echo(payload, out);
-    EXPECT_EQ(describe_difference(payload, out), "") << name;
+    EXPECT_EQ(difference(payload, out), "") << name;
   }
 }
 

@@ -256,6 +256,38 @@ TEST_F(XmlCodecTest, RejectsWrongValues) {
                   "odd number of coordinates");
 }
 
+TEST_F(XmlCodecTest, MessageListIsMessagesWithMessageChildren) {
+  const Message a{{"r", "s", "t", 1}, {}, {}};
+  const Message b{{"r2", "s2", "t2", -2}, {}, {0x01}};
+  const Doc d = parse_dom(encode(MessageList{{a, b}}));
+  ASSERT_NE(d, nullptr);
+  const xmlNode* root = xmlDocGetRootElement(d.get());
+  EXPECT_EQ(str(root->name), "messages");
+  const auto children = element_children(root);
+  ASSERT_EQ(children.size(), 2u);
+  for (const xmlNode* c : children) {
+    EXPECT_EQ(str(c->name), "message");
+    ASSERT_NE(c->ns, nullptr);
+    EXPECT_EQ(str(c->ns->href), kNs);
+  }
+  EXPECT_EQ(text_of(element_children(children[1])[0]), "r2");
+  EXPECT_TRUE(decode(encode(MessageList{{a, b}})) == Payload(MessageList{{a, b}}));
+  // An empty list is an empty root and still decodes to a list, not to
+  // nothing or to a message.
+  EXPECT_TRUE(decode(encode(MessageList{})) == Payload(MessageList{}));
+  EXPECT_TRUE(decode(doc("messages", "")) == Payload(MessageList{}));
+  EXPECT_TRUE(decode("<messages xmlns=\"urn:wsbench:rest\"/>") == Payload(MessageList{}));
+  // Each child is checked as strictly as a lone message.
+  std::string inner = message(record("1"));
+  inner = inner.substr(inner.find('>') + 1);  // drop the root's namespace declaration
+  EXPECT_NO_THROW(decode(doc("messages", "<message>" + inner)));
+  expect_rejected(doc("messages", "<record/>"), "expected <message>, found <record>");
+  expect_rejected(
+      doc("messages", "<message>" + inner.substr(0, inner.find("<sender>")) + "</message>"),
+      "expected <sender>");
+  expect_rejected(doc("messages", "<message>" + inner + "junk"), "unexpected text");
+}
+
 TEST_F(XmlCodecTest, RejectsInvalidBase64) {
   expect_rejected(doc("binary", "@@@@"), "<binary>: invalid base64");
   expect_rejected(doc("binary", "QUJD="), "invalid base64");

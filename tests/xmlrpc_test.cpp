@@ -219,6 +219,43 @@ TEST_F(XmlrpcCodec, WritesInt64AsI8AndBinariesAsBase64) {
   EXPECT_TRUE(decode(encode(Binary{})) == Payload(Binary{}));
 }
 
+TEST_F(XmlrpcCodec, MessageListIsAnArrayOfMessageStructsNamedMessages) {
+  Message plain;
+  plain.meta = {"r", "s", "t", 3};
+  const MessageList list{{sample_message(), plain, Message{}}};
+  const std::string wire = encode(list);
+  const XmlDoc doc(wire);
+  ASSERT_TRUE(doc.well_formed()) << wire.substr(0, 500);
+  EXPECT_EQ(doc.text("/methodResponse/params/param/value/struct/member/name"), "messages");
+  const std::string items =
+      "/methodResponse/params/param/value/struct/member/value/array/data/value";
+  EXPECT_EQ(doc.number("count(" + items + ")"), 3);
+  EXPECT_EQ(doc.number("count(" + items + "/struct/member[name='timestamp']/value/i8)"), 3);
+  // The same message struct as the message kind, empty parts omitted.
+  EXPECT_EQ(doc.number("count(" + items + "[1]/struct/member[name='records'])"), 1);
+  EXPECT_EQ(doc.number("count(" + items + "[2]/struct/member)"), 4);
+  EXPECT_TRUE(decode(wire) == Payload(list));
+
+  const std::string empty = encode(MessageList{});
+  EXPECT_EQ(XmlDoc(empty).number("count(//member[name='messages']/value/array/data)"), 1);
+  EXPECT_TRUE(decode(empty) == Payload(MessageList{}));
+}
+
+TEST_F(XmlrpcCodec, MessageListOfTheWrongShapeIsADecodeError) {
+  const auto list = [](const std::string& items) {
+    return body("messages", "<array><data>" + items + "</data></array>");
+  };
+  expect_decode_error(body("messages", "<struct></struct>"), "messages is STRUCT");
+  expect_decode_error(list("<value><i4>1</i4></value>"), "message is INT");
+  expect_decode_error(list("<value><struct></struct></value>"), "missing member 'recipient'");
+  // One good message does not excuse a bad one after it.
+  const std::string good = encode(MessageList{{Message{}}});
+  const std::size_t from = good.find("<data>") + 6;
+  const std::string message = good.substr(from, good.find("</data>") - from);
+  ASSERT_TRUE(decode(list(message)) == Payload(MessageList{{Message{}}}));
+  expect_decode_error(list(message + "<value><array><data/></array></value>"), "message is ARRAY");
+}
+
 TEST_F(XmlrpcCodec, OmitsEmptyRecordsAndAttachment) {
   Message m = sample_message();
   m.records.clear();
@@ -298,7 +335,7 @@ TEST_F(XmlrpcCodec, WrongTypesAreDecodeErrors) {
 }
 
 TEST_F(XmlrpcCodec, MissingMembersAndBadShapesAreDecodeErrors) {
-  expect_decode_error(response("<array><data></data></array>"), "response value is ARRAY");
+  expect_decode_error(response("<array><data></data></array>"), "payload value is ARRAY");
   expect_decode_error(response("<struct></struct>"), "exactly one member");
   expect_decode_error(response("<struct><member><name>text</name><value>a</value></member>"
                                "<member><name>ints</name><value>b</value></member></struct>"),

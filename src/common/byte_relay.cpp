@@ -56,6 +56,14 @@ bool ByteRelay::forward(int from, int to, bool towards_server) {
   std::array<char, 64 * 1024> buffer;
   const ssize_t got = ::recv(from, buffer.data(), buffer.size(), 0);
   if (got <= 0) return got < 0 && errno == EINTR;
+  // Counted before forwarding: once the peer has the bytes, a reader of
+  // the counts must see them too.
+  (towards_server ? to_server_ : to_client_) += static_cast<std::uint64_t>(got);
+  if (capture_) {
+    const std::lock_guard lock(capture_mutex_);
+    (towards_server ? captured_to_server_ : captured_to_client_)
+        .append(buffer.data(), static_cast<std::size_t>(got));
+  }
   std::size_t done = 0;
   while (done < static_cast<std::size_t>(got)) {
     const ssize_t put = ::send(to, buffer.data() + done, static_cast<std::size_t>(got) - done,
@@ -65,12 +73,6 @@ bool ByteRelay::forward(int from, int to, bool towards_server) {
       return false;
     }
     done += static_cast<std::size_t>(put);
-  }
-  (towards_server ? to_server_ : to_client_) += static_cast<std::uint64_t>(got);
-  if (capture_) {
-    const std::lock_guard lock(capture_mutex_);
-    (towards_server ? captured_to_server_ : captured_to_client_)
-        .append(buffer.data(), static_cast<std::size_t>(got));
   }
   return true;
 }

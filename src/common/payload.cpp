@@ -300,6 +300,11 @@ std::size_t raw_size(const Payload& payload) {
         n += r.title.size() + r.author.size() + r.body.size() + 2 * 8 + 3 * 4 + 2;
       return n;
     }
+    std::size_t operator()(const MessageList& p) const {
+      std::size_t n = 0;
+      for (const auto& m : p.messages) n += (*this)(m);
+      return n;
+    }
     std::size_t operator()(const Binary& p) const { return p.data.size(); }
     std::size_t operator()(const BuildingCollection& p) const {
       std::size_t n = 0;
@@ -322,6 +327,7 @@ std::size_t item_count(const Payload& payload) {
     }
     std::size_t operator()(const Binary& p) const { return p.data.size(); }
     std::size_t operator()(const BuildingCollection& p) const { return p.buildings.size(); }
+    std::size_t operator()(const MessageList& p) const { return p.messages.size(); }
   };
   return std::visit(Visitor{}, payload);
 }
@@ -359,6 +365,9 @@ std::string describe_difference(const Payload& expected, const Payload& actual,
     std::string operator()(const BuildingCollection& a) const {
       return first_vector_difference("buildings", a.buildings,
                                      std::get<BuildingCollection>(other).buildings, same);
+    }
+    std::string operator()(const MessageList& a) const {
+      return first_vector_difference("messages", a.messages, std::get<MessageList>(other).messages);
     }
   };
   return std::visit(Visitor{actual, Same{fidelity}}, expected);

@@ -104,8 +104,16 @@ struct BuildingCollection {
   bool operator==(const BuildingCollection&) const = default;
 };
 
-using Payload =
-    std::variant<Text, IntArray, StringArray, ObjectArray, Message, Binary, BuildingCollection>;
+// What the messaging service's "receive" returns: every queued message,
+// oldest first. Not a catalogue entry; it exists so every codec can carry
+// the reply of E5's receive operation.
+struct MessageList {
+  std::vector<Message> messages;
+  bool operator==(const MessageList&) const = default;
+};
+
+using Payload = std::variant<Text, IntArray, StringArray, ObjectArray, Message, Binary,
+                             BuildingCollection, MessageList>;
 
 // Catalogue entries. message-a and message-b share the Message type.
 enum class Kind { text, ints, strings, objects, message_a, message_b, binary, gml };

@@ -12,6 +12,7 @@
 //                "records": [{"title", "author", "body", "sequence", "created",
 //                             "priority", "category", "flags", "ttl"}],
 //                "attachment": "<base64>"}}
+//   {"messages": [<message object as above>, ...]}
 //   {"binary": "<base64>"}
 //   {"buildings": [{"id", "name", "height", "floors", "footprint": [[x, y]]}]}
 // "records" and "attachment" may be absent when empty; every other member is
@@ -85,6 +86,54 @@ class Encoder {
   }
   void operator()(const Message& m) {
     key("message");
+    message(m);
+  }
+  void operator()(const MessageList& p) {
+    key("messages");
+    w_.StartArray();
+    for (const auto& m : p.messages) message(m);
+    w_.EndArray();
+  }
+  void operator()(const Binary& p) {
+    key("binary");
+    write_base64(w_, p.data, scratch_);
+  }
+  void operator()(const BuildingCollection& p) {
+    key("buildings");
+    w_.StartArray();
+    for (const auto& b : p.buildings) {
+      w_.StartObject();
+      key("id");
+      write_string(w_, b.id);
+      key("name");
+      write_string(w_, b.name);
+      key("height");
+      w_.Double(b.height);
+      key("floors");
+      w_.Int(b.floors);
+      key("footprint");
+      w_.StartArray();
+      for (const auto& pt : b.footprint) {
+        w_.StartArray();
+        w_.Double(pt.x);
+        w_.Double(pt.y);
+        w_.EndArray();
+      }
+      w_.EndArray();
+      w_.EndObject();
+    }
+    w_.EndArray();
+  }
+
+  JsonWriter& writer() { return w_; }
+
+ private:
+  template <std::size_t N>
+  void key(const char (&name)[N]) {
+    w_.Key(name, N - 1);
+  }
+
+  void message(const Message& m) {
     w_.StartObject();
     key("recipient");
     write_string(w_, m.meta.recipient);
@@ -126,44 +175,6 @@ class Encoder {
       write_base64(w_, m.attachment, scratch_);
     }
     w_.EndObject();
-  }
-  void operator()(const Binary& p) {
-    key("binary");
-    write_base64(w_, p.data, scratch_);
-  }
-  void operator()(const BuildingCollection& p) {
-    key("buildings");
-    w_.StartArray();
-    for (const auto& b : p.buildings) {
-      w_.StartObject();
-      key("id");
-      write_string(w_, b.id);
-      key("name");
-      write_string(w_, b.name);
-      key("height");
-      w_.Double(b.height);
-      key("floors");
-      w_.Int(b.floors);
-      key("footprint");
-      w_.StartArray();
-      for (const auto& pt : b.footprint) {
-        w_.StartArray();
-        w_.Double(pt.x);
-        w_.Double(pt.y);
-        w_.EndArray();
-      }
-      w_.EndArray();
-      w_.EndObject();
-    }
-    w_.EndArray();
-  }
-
-  JsonWriter& writer() { return w_; }
-
- private:
-  template <std::size_t N>
-  void key(const char (&name)[N]) {
-    w_.Key(name, N - 1);
   }
 
   JsonWriter w_;
@@ -321,6 +332,13 @@ Payload payload_of(const Value& root) {
     return p;
   }
   if (kind == "message") return message_of(v);
+  if (kind == "messages") {
+    MessageList p;
+    const auto arr = array(v, "messages");
+    p.messages.reserve(arr.Size());
+    for (const auto& m : arr) p.messages.push_back(message_of(m));
+    return p;
+  }
   if (kind == "binary") {
     Binary p;
     bytes_of(v, "binary", p.data);

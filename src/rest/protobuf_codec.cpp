@@ -83,26 +83,11 @@ class Binder {
       m->set_active(o.active);
     }
   }
-  void operator()(const Message& p) {
-    auto* m = reuse(r_.mutable_message());
-    m->set_recipient(p.meta.recipient);
-    m->set_sender(p.meta.sender);
-    m->set_auth_token(p.meta.auth_token);
-    m->set_timestamp(p.meta.timestamp);
-    m->mutable_records()->Reserve(static_cast<int>(p.records.size()));
-    for (const auto& r : p.records) {
-      auto* rec = m->add_records();
-      rec->set_title(r.title);
-      rec->set_author(r.author);
-      rec->set_body(r.body);
-      rec->set_sequence(r.sequence);
-      rec->set_created(r.created);
-      rec->set_priority(r.priority);
-      rec->set_category(r.category);
-      rec->set_flags(r.flags);
-      rec->set_ttl(r.ttl);
-    }
-    assign(m->mutable_attachment(), p.attachment);
+  void operator()(const Message& p) { bind_message(p, reuse(r_.mutable_message())); }
+  void operator()(const MessageList& p) {
+    auto* list = reuse(r_.mutable_messages());
+    list->mutable_messages()->Reserve(static_cast<int>(p.messages.size()));
+    for (const auto& m : p.messages) bind_message(m, list->add_messages());
   }
   void operator()(const Binary& p) { assign(r_.mutable_binary(), p.data); }
   void operator()(const BuildingCollection& p) {
@@ -126,6 +111,27 @@ class Binder {
   }
 
  private:
+  static void bind_message(const Message& p, wsbench::Message* m) {
+    m->set_recipient(p.meta.recipient);
+    m->set_sender(p.meta.sender);
+    m->set_auth_token(p.meta.auth_token);
+    m->set_timestamp(p.meta.timestamp);
+    m->mutable_records()->Reserve(static_cast<int>(p.records.size()));
+    for (const auto& r : p.records) {
+      auto* rec = m->add_records();
+      rec->set_title(r.title);
+      rec->set_author(r.author);
+      rec->set_body(r.body);
+      rec->set_sequence(r.sequence);
+      rec->set_created(r.created);
+      rec->set_priority(r.priority);
+      rec->set_category(r.category);
+      rec->set_flags(r.flags);
+      rec->set_ttl(r.ttl);
+    }
+    assign(m->mutable_attachment(), p.attachment);
+  }
+
   wsbench::Response& r_;
 };
 
@@ -202,6 +208,13 @@ Payload payload_of(const wsbench::Response& r) {
     }
     case wsbench::Response::kMessage:
       return message_of(r.message());
+    case wsbench::Response::kMessages: {
+      MessageList p;
+      const auto& messages = known(r.messages(), "message list").messages();
+      p.messages.reserve(static_cast<std::size_t>(messages.size()));
+      for (const auto& m : messages) p.messages.push_back(message_of(m));
+      return p;
+    }
     case wsbench::Response::kBinary:
       return Binary{bytes_of(r.binary())};
     case wsbench::Response::kBuildings: {

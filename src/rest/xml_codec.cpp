@@ -15,6 +15,7 @@
 //            <records><record><title/><author/><body/><sequence/><created/>
 //                     <priority/><category/><flags/><ttl/></record>...</records>
 //            <attachment>base64</attachment></message>
+//   <messages><message>...</message>...</messages>
 //   <binary>base64</binary>
 //   <buildings><building><id/><name/><height/><floors/>
 //              <footprint>x1 y1 x2 y2 ...</footprint></building>...</buildings>
@@ -201,6 +202,11 @@ class Encoder {
       w_.boolean("active", o.active);
       w_.close();
     }
+    w_.close();
+  }
+  void operator()(const MessageList& p) {
+    w_.open("messages");
+    for (const auto& m : p.messages) (*this)(m);
     w_.close();
   }
   void operator()(const Message& m) {
@@ -473,6 +479,13 @@ class Decoder {
       out = std::move(p);
     } else if (kind == "message") {
       out = message();
+    } else if (kind == "messages") {
+      MessageList p;
+      if (r_.open("messages")) {
+        while (r_.at_element()) p.messages.push_back(message());
+        r_.close();
+      }
+      out = std::move(p);
     } else if (kind == "binary") {
       Binary p;
       bytes("binary", p.data);

@@ -13,9 +13,10 @@
 // <xop:Include href="cid:..."/>.
 //
 // Stages: bind = model -> generated structs (wsb__getResponse and its
-// members, allocated in a gSOAP context); write = structs -> bytes (the
-// engine's counting pass, then the send pass); read = bytes -> structs (the
-// engine's parser, MIME included); unbind = structs -> model.
+// members, allocated in a gSOAP context; soap_binding.cpp, shared with the
+// gsoap stack); write = structs -> bytes (the engine's counting pass, then
+// the send pass); read = bytes -> structs (the engine's parser, MIME
+// included); unbind = structs -> model.
 //
 // Decoding is as strict as gSOAP in SOAP_XML_STRICT mode (every schema
 // element required, unknown elements, out-of-range numbers and characters
@@ -32,7 +33,6 @@
 // slower decoding of binary/64MiB (1.25 s vs 0.74 s), and that decode cost
 // is what the soap vs soap-mtom comparison is about.
 #include <algorithm>
-#include <climits>
 #include <cstring>
 #include <memory>
 #include <stdexcept>
@@ -40,47 +40,18 @@
 #include <string_view>
 #include <variant>
 
+#include "soap/soap_binding.h"
 #include "soap/soap_codecs.h"
-#include "soapH.h"
 
 namespace wsb::soap {
 namespace {
 
-using Context = ::soap;  // gSOAP's engine context (this namespace shadows the name)
-
-// ---- input limits: every gSOAP limit this codec changes, in one place ----
-
-// gSOAP 2.8.124's defaults, checked on this machine: recv_maxlength 2 GiB - 1,
-// maxoccurs 100,000, maxlevel 10,000, maxlength 0 (unbounded); the library
-// is built with SOAP_MAXALLOCSIZE 0 (no allocation cap).
-//
-// Whole-message size (soap::recv_maxlength). The largest catalogue message,
-// binary/64MiB as inline base64, is about 86 MiB; 1 GiB is ample headroom
-// and still bounds what a runaway input can make us buffer. (gSOAP's
-// binaries have int sizes, so 2 GiB is a hard ceiling anyway.)
-constexpr ULONG64 kMaxMessageBytes = ULONG64{1} << 30;
-// Elements per array (soap::maxoccurs). The default would stop an array of
-// 100,001 ints; set so the message size, not the count, is what binds (the
-// smallest array element, <wsb:item>0</wsb:item>, is over 16 bytes).
-constexpr std::size_t kMaxOccurs = kMaxMessageBytes / 16;
-// XML nesting depth (soap::maxlevel). Our deepest element is 6 levels down
-// (Envelope/Body/getResponse/message/record/title); 32 also admits a SOAP
-// Fault's detail and stops deeply nested junk early.
-constexpr unsigned kMaxLevel = 32;
-// String length (soap::maxlength): unbounded, as by default; the message
-// size limit bounds it.
-constexpr long kMaxStringBytes = 0;
-
-void apply_limits(Context* ctx) {
-  ctx->recv_maxlength = kMaxMessageBytes;
-  ctx->maxoccurs = kMaxOccurs;
-  ctx->maxlevel = kMaxLevel;
-  ctx->maxlength = kMaxStringBytes;
-}
-
-// MIME type of the MTOM parts. Setting it on an xsd__base64Binary is what
-// tells gSOAP (in SOAP_ENC_MTOM mode) to send the binary as an attachment.
-constexpr char kAttachmentType[] = "application/octet-stream";
+// Whole-message size the codec reads (soap::recv_maxlength). The largest
+// catalogue message, binary/64MiB as inline base64, is about 86 MiB; 1 GiB
+// is ample headroom and still bounds what a runaway input can make us
+// buffer. (gSOAP's binaries have int sizes, so 2 GiB is a hard ceiling
+// anyway.)
+constexpr ULONG64 kMaxCodecMessageBytes = ULONG64{1} << 30;
 
 struct ContextDeleter {
   void operator()(Context* ctx) const {
@@ -104,193 +75,11 @@ T* checked(T* p) {
   return p;
 }
 
-// ---- bind: model -> generated structs ----
-
-class Binder {
- public:
-  Binder(Context* ctx, bool mtom, wsb__getResponse& r) : ctx_(ctx), mtom_(mtom), r_(r) {}
-
-  void operator()(const Text& p) {
-    std::string* s = checked(soap_new_std__string(ctx_));
-    *s = p.value;
-    set(SOAP_UNION_wsb__PayloadChoice_text).text = s;
-  }
-  void operator()(const IntArray& p) {
-    wsb__IntList* l = checked(soap_new_wsb__IntList(ctx_));
-    l->item.assign(p.values.begin(), p.values.end());
-    set(SOAP_UNION_wsb__PayloadChoice_ints).ints = l;
-  }
-  void operator()(const StringArray& p) {
-    wsb__StringList* l = checked(soap_new_wsb__StringList(ctx_));
-    l->item.assign(p.values.begin(), p.values.end());
-    set(SOAP_UNION_wsb__PayloadChoice_strings).strings = l;
-  }
-  void operator()(const ObjectArray& p) {
-    wsb__ObjectList* l = checked(soap_new_wsb__ObjectList(ctx_));
-    l->object.resize(p.values.size());
-    for (std::size_t i = 0; i < p.values.size(); ++i) {
-      const Object& o = p.values[i];
-      wsb__Object& w = l->object[i];
-      w.id = o.id;
-      w.name = o.name;
-      w.value = o.value;
-      w.active = o.active;
-    }
-    set(SOAP_UNION_wsb__PayloadChoice_objects).objects = l;
-  }
-  void operator()(const Message& m) {
-    wsb__Message* w = checked(soap_new_wsb__Message(ctx_));
-    w->recipient = m.meta.recipient;
-    w->sender = m.meta.sender;
-    w->authToken = m.meta.auth_token;
-    w->timestamp = m.meta.timestamp;
-    w->record.resize(m.records.size());
-    for (std::size_t i = 0; i < m.records.size(); ++i) {
-      const Record& r = m.records[i];
-      wsb__Record& x = w->record[i];
-      x.title = r.title;
-      x.author = r.author;
-      x.body = r.body;
-      x.sequence = r.sequence;
-      x.created = r.created;
-      x.priority = r.priority;
-      x.category = r.category;
-      x.flags = r.flags;
-      x.ttl = r.ttl;
-    }
-    // Optional element: omitted when empty, decoded back to empty.
-    if (!m.attachment.empty()) w->attachment = binary(m.attachment);
-    set(SOAP_UNION_wsb__PayloadChoice_message).message = w;
-  }
-  void operator()(const Binary& p) {
-    set(SOAP_UNION_wsb__PayloadChoice_binary).binary = binary(p.data);
-  }
-  void operator()(const BuildingCollection& p) {
-    wsb__BuildingList* l = checked(soap_new_wsb__BuildingList(ctx_));
-    l->building.resize(p.buildings.size());
-    for (std::size_t i = 0; i < p.buildings.size(); ++i) {
-      const Building& b = p.buildings[i];
-      wsb__Building& w = l->building[i];
-      w.id = b.id;
-      w.name = b.name;
-      w.height = b.height;
-      w.floors = b.floors;
-      w.point.resize(b.footprint.size());
-      for (std::size_t j = 0; j < b.footprint.size(); ++j) {
-        w.point[j].x = b.footprint[j].x;
-        w.point[j].y = b.footprint[j].y;
-      }
-    }
-    set(SOAP_UNION_wsb__PayloadChoice_buildings).buildings = l;
-  }
-
- private:
-  wsb__PayloadChoice& set(int choice) {
-    r_.__union_payload = choice;
-    return r_.payload;
-  }
-
-  // Points at the model's bytes rather than copying them, as a gSOAP
-  // application hands over its buffer: the engine only reads through
-  // __ptr. So the bound payload must outlive write().
-  xsd__base64Binary* binary(const Bytes& bytes) {
-    if (bytes.size() > static_cast<std::size_t>(INT_MAX))
-      throw std::length_error("soap: gSOAP binaries are limited to 2 GiB (int __size)");
-    xsd__base64Binary* b = checked(soap_new_xsd__base64Binary(ctx_));
-    b->__ptr = const_cast<unsigned char*>(bytes.data());
-    b->__size = static_cast<int>(bytes.size());
-    // Outside MTOM mode id/type/options stay NULL: with a type set gSOAP
-    // would switch the message to DIME.
-    if (mtom_) b->type = const_cast<char*>(kAttachmentType);
-    return b;
-  }
-
-  Context* ctx_;
-  bool mtom_;
-  wsb__getResponse& r_;
-};
-
-// ---- unbind: generated structs -> model, every choice and pointer checked ----
-
-class Unbinder {
- public:
-  explicit Unbinder(const std::string& codec) : codec_(codec) {}
-
-  [[noreturn]] void fail(const std::string& what) const { throw DecodeError(codec_ + ": " + what); }
-
-  template <class T>
-  const T& present(const T* p, const char* element) const {
-    if (p == nullptr) fail(std::string("<wsb:") + element + "> is nil");
-    return *p;
-  }
-
-  void bytes_of(const xsd__base64Binary& b, Bytes& out) const {
-    if (b.__size < 0 || (b.__size > 0 && b.__ptr == nullptr)) fail("invalid binary");
-    out.assign(b.__ptr, b.__ptr + b.__size);
-  }
-
-  Payload payload_of(const wsb__getResponse& r) const {
-    const wsb__PayloadChoice& c = r.payload;
-    switch (r.__union_payload) {
-      case SOAP_UNION_wsb__PayloadChoice_text:
-        return Text{present(c.text, "text")};
-      case SOAP_UNION_wsb__PayloadChoice_ints: {
-        const auto& items = present(c.ints, "ints").item;
-        return IntArray{{items.begin(), items.end()}};
-      }
-      case SOAP_UNION_wsb__PayloadChoice_strings:
-        return StringArray{present(c.strings, "strings").item};
-      case SOAP_UNION_wsb__PayloadChoice_objects: {
-        ObjectArray p;
-        const auto& objects = present(c.objects, "objects").object;
-        p.values.reserve(objects.size());
-        for (const wsb__Object& o : objects) p.values.push_back({o.id, o.name, o.value, o.active});
-        return p;
-      }
-      case SOAP_UNION_wsb__PayloadChoice_message:
-        return message_of(present(c.message, "message"));
-      case SOAP_UNION_wsb__PayloadChoice_binary: {
-        Binary p;
-        bytes_of(present(c.binary, "binary"), p.data);
-        return p;
-      }
-      case SOAP_UNION_wsb__PayloadChoice_buildings:
-        return buildings_of(present(c.buildings, "buildings"));
-      default:
-        fail("<wsb:getResponse> carries no payload element");
-    }
-  }
-
- private:
-  Message message_of(const wsb__Message& w) const {
-    Message m;
-    m.meta = {w.recipient, w.sender, w.authToken, w.timestamp};
-    m.records.reserve(w.record.size());
-    for (const wsb__Record& x : w.record)
-      m.records.push_back({x.title, x.author, x.body, x.sequence, x.created, x.priority, x.category,
-                           x.flags, x.ttl});
-    // Absent (or nil) attachment: message A's empty attachment.
-    if (w.attachment != nullptr) bytes_of(*w.attachment, m.attachment);
-    return m;
-  }
-
-  BuildingCollection buildings_of(const wsb__BuildingList& l) const {
-    BuildingCollection p;
-    p.buildings.reserve(l.building.size());
-    for (const wsb__Building& w : l.building) {
-      Building b{w.id, w.name, w.height, w.floors, {}};
-      b.footprint.reserve(w.point.size());
-      for (const wsb__Point& pt : w.point) b.footprint.push_back({pt.x, pt.y});
-      p.buildings.push_back(std::move(b));
-    }
-    return p;
-  }
-
-  const std::string& codec_;
-};
-
 bool has_binary(const Payload& payload) {
   if (const auto* m = std::get_if<Message>(&payload)) return !m->attachment.empty();
+  if (const auto* l = std::get_if<MessageList>(&payload))
+    return std::any_of(l->messages.begin(), l->messages.end(),
+                       [](const Message& m) { return !m.attachment.empty(); });
   if (const auto* b = std::get_if<Binary>(&payload)) return !b->data.empty();
   return false;
 }
@@ -317,7 +106,7 @@ class SoapCodec final : public Codec, public CodecStages {
     soap_set_imode(read_ctx_.get(), SOAP_C_UTFSTRING | SOAP_XML_STRICT);
     read_ctx_->frecv = &SoapCodec::recv_from_input;
     read_ctx_->user = this;
-    apply_limits(read_ctx_.get());
+    apply_input_limits(read_ctx_.get(), kMaxCodecMessageBytes);
   }
 
   std::string not_applicable(const Payload& payload) const override {
@@ -346,7 +135,7 @@ class SoapCodec final : public Codec, public CodecStages {
     bound_ = nullptr;
     reset(ctx);
     wsb__getResponse* r = checked(soap_new_wsb__getResponse(ctx));
-    std::visit(Binder(ctx, mtom_, *r), in);
+    Binder(ctx, mtom_).payload(in, r->__union_payload, r->payload);
     bound_ = r;
   }
 
@@ -415,7 +204,8 @@ class SoapCodec final : public Codec, public CodecStages {
     if (received_ == nullptr) throw std::logic_error(name_ + ": unbind() without a good read()");
     // Copies rather than moves out of the structs: unbind may be repeated
     // on one read (the stage benchmark does).
-    out = Unbinder(name_).payload_of(*received_);
+    out = Unbinder(name_, false)
+              .payload(received_->__union_payload, received_->payload, "getResponse");
   }
 
  private:

@@ -40,6 +40,7 @@ typedef std::string xsd__string;
 typedef bool xsd__boolean;
 typedef short xsd__short;
 typedef int xsd__int;
+typedef unsigned int xsd__unsignedInt;
 typedef LONG64 xsd__long;
 typedef double xsd__double;
 
@@ -99,6 +100,12 @@ struct wsb__Message {
   struct xsd__base64Binary *attachment 0;  // absent when empty
 };
 
+// Every message a queue held, oldest first (the messaging service's receive,
+// as a payload of its own).
+struct wsb__MessageList {
+  std::vector<struct wsb__Message> message 0;
+};
+
 // A footprint vertex as two attributes, <wsb:point x="..." y="..."/>,
 // keeping a building near the 1 KB of GML the study describes.
 struct wsb__Point {
@@ -129,6 +136,7 @@ union wsb__PayloadChoice {
   struct wsb__Message *message;
   struct xsd__base64Binary *binary;
   struct wsb__BuildingList *buildings;
+  struct wsb__MessageList *messages;
 };
 
 // A payload as a parameter (echo's request).
@@ -140,6 +148,7 @@ struct wsb__Payload {
 // ---- operation responses ----
 
 struct wsb__pingResponse {
+  xsd__string reply;  // wsb::kPingReply
 };
 
 // <wsb:getResponse> holds the choice directly: Body/getResponse/ints/item.
@@ -169,7 +178,7 @@ struct wsb__UnregisterClientResponse {
 
 // ---- operations ----
 
-/// Empty request and response: the protocol's fixed cost.
+/// Empty request, a short fixed reply ("pong"): the protocol's fixed cost.
 int wsb__ping(struct wsb__pingResponse &response);
 
 /// The catalogue payload `kind` (a wsb::kind_name) of size n (a PayloadSpec::n).
@@ -179,7 +188,7 @@ int wsb__get(xsd__string kind, xsd__long n, struct wsb__getResponse &response);
 int wsb__echo(struct wsb__Payload *payload, struct wsb__echoResponse &response);
 
 /// Messaging service of aihkisalo-paaso: register a client and get its queue.
-int wsb__RegisterClient(xsd__string client, struct wsb__RegisterClientResponse &response);
+int wsb__RegisterClient(struct wsb__RegisterClientResponse &response);
 
 /// Appends a message to a queue.
 int wsb__SendMessage(xsd__string queue, struct wsb__Message *message,
@@ -192,4 +201,4 @@ int wsb__ReceiveMessage(xsd__string queue, struct wsb__ReceiveMessageResponse &r
 int wsb__UnregisterClient(xsd__string queue, struct wsb__UnregisterClientResponse &response);
 
 /// "FIRST n numbers: 2 3 5 ...", computed on each call (costa-bernardino).
-int wsb__primes(xsd__int n, xsd__string &result);
+int wsb__primes(xsd__unsignedInt n, xsd__string &result);

@@ -1,0 +1,287 @@
+// The beast stack's HTTP/1.1 client: one persistent connection, one codec.
+//
+// REST codecs (json, xml, protobuf) travel as plain REST: Content-Type and
+// Accept name the media type. The other codecs travel on the common
+// transport: the X-Wsbench-Codec header names the codec for both directions
+// and the Content-Type is the codec's own (text/xml, multipart/related).
+//
+// Timeline: kInvoke when the call starts (before encoding), kRequestWritten
+// when http::write returns (every request byte is in the kernel),
+// kResponseReceived when http::read returns (header and body read), and
+// kDecoded when the call returns. All four are marked, so no client phase
+// merges.
+//
+// Reuse across calls: the connection, the codec, the read buffer, one
+// request object for calls without a body and one for calls with one (their
+// fixed headers set once, the target only when it changes), and the body
+// strings, which keep their capacity. What Beast allocates per call anyway:
+// the Content-Length field of a request with a body and the response's
+// header fields.
+#include <boost/asio/connect.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/beast/core/flat_buffer.hpp>
+#include <boost/beast/http/error.hpp>
+#include <boost/beast/http/read.hpp>
+#include <boost/beast/http/string_body.hpp>
+#include <boost/beast/http/write.hpp>
+#include <charconv>
+
+#include "common/clock.h"
+#include "common/codec.h"
+#include "rest/beast_parts.h"
+#include "rest/beast_socket.h"
+#include "rest/http_negotiation.h"
+
+namespace wsb::rest {
+namespace {
+
+namespace beast = boost::beast;
+namespace http = beast::http;
+namespace net = boost::asio;
+using tcp = net::ip::tcp;
+
+using Request = http::request<http::string_body>;
+
+// Largest response body accepted. The largest catalogue reply, a 64 MiB
+// binary as base64 in a SOAP envelope, is about 90 MB; the server's own
+// request limit is 128 MiB. This only stops a runaway peer.
+constexpr std::uint64_t kMaxResponseBodyBytes = std::uint64_t{256} << 20;
+// A read or write that makes no progress for this long fails the call
+// (primes(1'000'000) takes a few seconds to compute; a stuck server
+// should not hang a benchmark forever).
+constexpr std::chrono::seconds kIdleTimeout{120};
+// Error messages quote at most this much of the server's reply body.
+constexpr std::size_t kSnippetLimit = 200;
+
+std::string snippet(const std::string& body) {
+  std::string s = body.substr(0, kSnippetLimit);
+  for (auto& c : s)
+    if (static_cast<unsigned char>(c) < 0x20) c = ' ';
+  return body.size() > kSnippetLimit ? s + "..." : s;
+}
+
+bool is_rest_codec(std::string_view codec) {
+  return codec == codec_name(Format::json) || codec == codec_name(Format::xml) ||
+         codec == codec_name(Format::protobuf);
+}
+
+class BeastClient final : public Client {
+ public:
+  BeastClient(const Endpoint& server, const std::string& codec)
+      : where_(server.to_string()), codec_(find_codec(codec).make()), socket_(io_) {
+    boost::system::error_code ec;
+    tcp::resolver resolver(io_);
+    const auto results = resolver.resolve(server.host, std::to_string(server.port), ec);
+    if (!ec) net::connect(socket_, results, ec);
+    if (!ec) socket_.set_option(tcp::no_delay(true), ec);
+    if (!ec && !TimedSocket::set_idle_timeout(socket_.native_handle(), kIdleTimeout))
+      ec = {errno, boost::system::system_category()};
+    if (ec) throw CallError("beast: cannot connect to " + where_ + ": " + ec.message());
+    stream_ = TimedSocket(socket_.native_handle());
+
+    for (Request* req : {&bodiless_, &with_body_}) {
+      req->version(11);
+      req->set(http::field::host, where_);
+      req->set(http::field::user_agent, "wsbench-beast");
+      if (is_rest_codec(codec))
+        req->set(http::field::accept, codec_->content_type());
+      else
+        req->set(kCodecHeader, codec);
+    }
+  }
+
+  std::string ping() override {
+    start();
+    call(bodiless_, http::verb::get, "/ping", {}, http::status::ok);
+    decode(payload_);
+    return take_text("ping");
+  }
+
+  void get(const PayloadSpec& spec, Payload& out) override {
+    start();
+    if (spec != last_spec_ || label_.empty()) {
+      label_ = spec.label();
+      last_spec_ = spec;
+    }
+    call(bodiless_, http::verb::get, "/payloads/", label_, http::status::ok);
+    decode(out);
+  }
+
+  void echo(const Payload& in, Payload& out) override {
+    start();
+    encode(in);
+    call(with_body_, http::verb::post, "/echo", {}, http::status::ok);
+    decode(out);
+  }
+
+  std::string register_client() override {
+    start();
+    call(bodiless_, http::verb::post, "/queues", {}, http::status::created);
+    constexpr std::string_view kPrefix = "/queues/";
+    const auto at = location_.rfind(kPrefix);  // a path or an absolute URL
+    if (at == std::string::npos || at + kPrefix.size() == location_.size())
+      throw CallError("beast: 201 without a queue Location (got '" + location_ + "')");
+    std::string id = location_.substr(at + kPrefix.size());
+    timeline_[kDecoded] = now_ns();
+    return id;
+  }
+
+  void send_message(const std::string& queue, const Message& message) override {
+    start();
+    // The codec takes a Payload: the message is copied into a reused one,
+    // whose vectors and strings keep their capacity, so a steady state
+    // copies bytes but allocates nothing.
+    if (auto* m = std::get_if<Message>(&outgoing_))
+      *m = message;
+    else
+      outgoing_ = message;
+    encode(outgoing_);
+    call(with_body_, http::verb::put, "/queues/", queue, http::status::no_content);
+    timeline_[kDecoded] = now_ns();
+  }
+
+  void receive_messages(const std::string& queue, std::vector<Message>& out) override {
+    start();
+    call(bodiless_, http::verb::get, "/queues/", queue, http::status::ok);
+    decode(payload_);
+    auto* list = std::get_if<MessageList>(&payload_);
+    if (list == nullptr)
+      throw CallError("beast: GET /queues/" + queue + " returned no message list");
+    out = std::move(list->messages);
+    timeline_[kDecoded] = now_ns();
+  }
+
+  void unregister_client(const std::string& queue) override {
+    start();
+    call(bodiless_, http::verb::delete_, "/queues/", queue, http::status::no_content);
+    timeline_[kDecoded] = now_ns();
+  }
+
+  std::string primes(std::uint32_t n) override {
+    start();
+    char digits[16];
+    const std::string_view count(digits, std::to_chars(digits, digits + sizeof digits, n).ptr);
+    call(bodiless_, http::verb::get, "/primes/", count, http::status::ok);
+    decode(payload_);
+    return take_text("primes");
+  }
+
+  const Timeline& last_timeline() const override { return timeline_; }
+
+ private:
+  void start() {
+    timeline_.fill(0);
+    timeline_[kInvoke] = now_ns();
+    if (!open_) throw CallError("beast: no connection to " + where_ + ": " + closed_because_);
+  }
+
+  void encode(const Payload& in) {
+    codec_->encode(in, with_body_.body());
+    // Constant for most codecs; MTOM's names a fresh boundary.
+    const std::string content_type = codec_->content_type();
+    if (std::string_view(with_body_[http::field::content_type]) != content_type)
+      with_body_.set(http::field::content_type, content_type);
+  }
+
+  // Sends `req` to prefix + arg and reads the reply into response_body_;
+  // anything but `expected` is a CallError.
+  void call(Request& req, http::verb method, std::string_view prefix, std::string_view arg,
+            http::status expected) {
+    req.method(method);
+    target_.assign(prefix);
+    target_.append(arg);
+    if (std::string_view(req.target()) != target_) req.target(target_);
+    if (&req == &with_body_)
+      req.prepare_payload();
+    else  // POST announces its empty body; GET and DELETE send no length
+      req.content_length(method == http::verb::post ? boost::optional<std::uint64_t>(0)
+                                                    : boost::none);
+
+    beast::error_code ec;
+    http::write(stream_, req, ec);
+    if (ec) fail("sending the request", ec);
+    timeline_[kRequestWritten] = now_ns();
+
+    response_body_.clear();  // Beast's string_body appends
+    http::response_parser<http::string_body> parser(std::piecewise_construct,
+                                                    std::make_tuple(std::move(response_body_)));
+    parser.body_limit(kMaxResponseBodyBytes);
+    http::read(stream_, buffer_, parser, ec);
+    auto& res = parser.get();
+    response_body_ = std::move(res.body());
+    if (ec) fail("reading the response", ec);
+    timeline_[kResponseReceived] = now_ns();
+
+    const unsigned status = res.result_int();
+    if (expected == http::status::created) location_ = std::string(res[http::field::location]);
+    // The server ends the connection after errors it cannot recover from
+    // (413, a malformed request); later calls must fail, not reconnect.
+    if (!res.keep_alive()) close("the server closed it after HTTP " + std::to_string(status));
+    if (res.result() != expected) {
+      if (status / 100 == 2)
+        throw CallError("HTTP " + std::to_string(status) + ": expected " +
+                        std::to_string(static_cast<unsigned>(expected)));
+      throw CallError("HTTP " + std::to_string(status) + ": " + snippet(response_body_));
+    }
+  }
+
+  // Decodes the reply and marks kDecoded (callers that check the result
+  // further mark it again).
+  void decode(Payload& out) {
+    try {
+      codec_->decode(response_body_, out);
+    } catch (const DecodeError& e) {
+      throw CallError(std::string("beast: undecodable response body: ") + e.what());
+    }
+    timeline_[kDecoded] = now_ns();
+  }
+
+  std::string take_text(const char* what) {
+    auto* text = std::get_if<Text>(&payload_);
+    if (text == nullptr) throw CallError(std::string("beast: ") + what + " returned no text");
+    timeline_[kDecoded] = now_ns();
+    return std::move(text->value);
+  }
+
+  [[noreturn]] void fail(const char* what, const beast::error_code& ec) {
+    const std::string reason = std::string(what) + " failed: " + ec.message();
+    close(reason);
+    throw CallError("beast: " + where_ + ": " + reason);
+  }
+
+  void close(std::string reason) {
+    open_ = false;
+    closed_because_ = std::move(reason);
+    boost::system::error_code ignored;
+    socket_.shutdown(tcp::socket::shutdown_both, ignored);
+    socket_.close(ignored);
+  }
+
+  const std::string where_;
+  std::unique_ptr<Codec> codec_;
+  net::io_context io_;  // owns the socket's service; never run (all I/O is blocking)
+  tcp::socket socket_;
+  TimedSocket stream_{-1};
+  bool open_ = true;
+  std::string closed_because_;
+  beast::flat_buffer buffer_;
+  Request bodiless_;   // GET, DELETE, POST /queues
+  Request with_body_;  // POST /echo, PUT /queues/{id}
+  std::string target_;
+  std::string response_body_;
+  std::string location_;
+  PayloadSpec last_spec_;
+  std::string label_;
+  Payload payload_;   // decoded replies the caller does not receive directly
+  Payload outgoing_;  // a message being sent
+  Timeline timeline_{};
+};
+
+}  // namespace
+
+std::unique_ptr<Client> connect_beast_client(const Endpoint& server, const std::string& codec) {
+  return std::make_unique<BeastClient>(server, codec);
+}
+
+}  // namespace wsb::rest

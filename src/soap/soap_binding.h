@@ -1,0 +1,102 @@
+// The data binding between the payload model (common/payload.h) and the
+// gSOAP structs soapcpp2 generates from wsbench_service.h, shared by the
+// codecs (soap_codec.cpp) and the gsoap stack's server and client, so every
+// path puts the same elements on the wire.
+//
+// Internal to src/soap: includes the generated soapH.h.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <utility>
+
+#include "common/payload.h"
+#include "soapH.h"
+
+namespace wsb::soap {
+
+using Context = ::soap;  // gSOAP's engine context (this namespace shadows the name)
+
+// ---- input limits: every gSOAP limit the codecs and the stack change ----
+//
+// gSOAP 2.8.124's defaults, checked on this machine: recv_maxlength 2 GiB - 1,
+// maxoccurs 100,000, maxlevel 10,000, maxlength 0 (unbounded); the library
+// is built with SOAP_MAXALLOCSIZE 0 (no allocation cap).
+//
+// XML nesting depth (soap::maxlevel). Our deepest element is 7 levels down
+// (Envelope/Body/getResponse/messages/message/record/title); 32 also admits
+// a SOAP Fault's detail and stops deeply nested junk early.
+inline constexpr unsigned kMaxLevel = 32;
+// String length (soap::maxlength): unbounded, as by default; the message
+// size limit bounds it.
+inline constexpr long kMaxStringBytes = 0;
+
+// Sets the limits for messages of at most `max_message_bytes`
+// (soap::recv_maxlength). Elements per array (soap::maxoccurs) follow from
+// it, so the message size, not the count, is what binds: the default
+// would stop an array of 100,001 ints, and the smallest array element,
+// <wsb:item>0</wsb:item>, is over 16 bytes.
+inline void apply_input_limits(Context* ctx, ULONG64 max_message_bytes) {
+  ctx->recv_maxlength = max_message_bytes;
+  ctx->maxoccurs = static_cast<std::size_t>(max_message_bytes / 16);
+  ctx->maxlevel = kMaxLevel;
+  ctx->maxlength = kMaxStringBytes;
+}
+
+// MIME type of the MTOM parts. Setting it on an xsd__base64Binary is what
+// tells gSOAP (in SOAP_ENC_MTOM mode) to send the binary as an attachment.
+inline constexpr char kAttachmentType[] = "application/octet-stream";
+
+// Model -> structs, allocated in `ctx` (released by soap_destroy/soap_end).
+// Binaries point at the model's bytes rather than copying them, as a gSOAP
+// application hands over its buffer (the engine only reads through
+// __ptr): the model must outlive the serialization. `mtom` marks binaries
+// as attachments; set it exactly when the context writes SOAP_ENC_MTOM
+// (outside MTOM a typed binary would switch gSOAP to DIME).
+class Binder {
+ public:
+  Binder(Context* ctx, bool mtom) : ctx_(ctx), mtom_(mtom) {}
+
+  // The choice of one payload: sets the union and its discriminant.
+  void payload(const Payload& in, int& choice, wsb__PayloadChoice& out) const;
+  void message(const Message& in, wsb__Message& out) const;
+  wsb__Message* new_message(const Message& in) const;
+
+ private:
+  struct Visitor;
+  xsd__base64Binary* binary(const Bytes& bytes) const;
+
+  Context* ctx_;
+  bool mtom_;
+};
+
+// Structs -> model, every choice and pointer checked (DecodeError prefixed
+// with `who`). With `steal`, strings and arrays are moved out of the structs
+// (for a caller that discards them next); without, copied, so unbinding
+// can be repeated.
+class Unbinder {
+ public:
+  Unbinder(std::string who, bool steal) : who_(std::move(who)), steal_(steal) {}
+
+  // `element`: the element holding the choice, for the error message.
+  Payload payload(int choice, wsb__PayloadChoice& in, const char* element) const;
+  Message message(wsb__Message& in) const;
+
+  [[noreturn]] void fail(const std::string& what) const;
+
+ private:
+  template <class T>
+  T& present(T* p, const char* element) const;
+  template <class T>
+  T take(T& value) const {
+    if (steal_) return std::move(value);
+    return value;
+  }
+  void bytes_of(const xsd__base64Binary& b, Bytes& out) const;
+  BuildingCollection buildings(wsb__BuildingList& in) const;
+
+  std::string who_;
+  bool steal_;
+};
+
+}  // namespace wsb::soap

@@ -1,0 +1,288 @@
+// The gsoap stack's client: gSOAP's generated wsbenchProxy, one per Client,
+// on one keep-alive connection (SOAP_IO_KEEPALIVE) opened when the client
+// is made and reused by every call.
+//
+// No silent reconnects: gSOAP's proxy opens a new connection by itself
+// whenever the old one is gone (the server closed it, a call failed). The
+// connection is opened here, through soap::fopen, and from then on that
+// callback refuses, so the call that would reconnect fails with a CallError
+// saying the connection was lost.
+//
+// soap-mtom: every request goes out as an MTOM package (multipart/related,
+// application/xop+xml), with or without binaries, as MTOM-enabled SOAP
+// clients send them; that is how the server knows to answer in MTOM too.
+// Binaries travel as attachments both ways; replies are decoded whichever
+// form they come in.
+//
+// Timeline: kInvoke when the call starts; kRequestWritten when the last
+// soap::fsend of the request returns (its final block handed to the
+// kernel); kResponseReceived when the last soap::frecv of the reply returns
+// (its final bytes in hand); kDecoded when the call returns. All four are
+// marked. gSOAP encodes while it writes and parses while it reads, so for a
+// message over its 64 KiB buffer, encoding of later blocks overlaps the
+// transfer of earlier ones (counted in client_marshal) and parsing of
+// earlier blocks the arrival of later ones (counted in response_transfer).
+//
+// Errors: a SOAP Fault is a CallError "SOAP Fault <faultcode>: <faultstring>";
+// anything else (HTTP error status, transport failure, a reply that does
+// not parse) a CallError with gSOAP's description.
+#include <sys/socket.h>
+
+#include <stdexcept>
+#include <string>
+#include <utility>
+
+#include "common/clock.h"
+#include "common/codec.h"
+#include "common/service.h"
+#include "soap/soap_binding.h"
+#include "soap/soap_stack_parts.h"
+#include "soapwsbenchProxy.h"
+
+namespace wsb::soap {
+namespace {
+
+// Largest reply accepted (soap::recv_maxlength). The largest catalogue
+// reply, a 64 MiB binary as base64 in an envelope, is about 90 MB; this
+// only stops a runaway peer.
+constexpr ULONG64 kMaxResponseBytes = ULONG64{256} << 20;
+// A read or write that makes no progress for this long fails the call
+// (primes(1'000'000) takes seconds; a stuck server must not hang a
+// benchmark), and so does a connect.
+constexpr int kIdleTimeoutSeconds = 120;
+constexpr int kConnectTimeoutSeconds = 10;
+
+using SendFn = int (*)(Context*, const char*, std::size_t);
+using RecvFn = std::size_t (*)(Context*, char*, std::size_t);
+using OpenFn = SOAP_SOCKET (*)(Context*, const char*, const char*, int);
+
+class GsoapClient final : public Client {
+ public:
+  GsoapClient(const Endpoint& server, const std::string& codec)
+      : mtom_(codec == "soap-mtom"),
+        name_("gsoap/" + codec),
+        url_("http://" + server.to_string() + "/"),
+        proxy_(SOAP_IO_KEEPALIVE | SOAP_C_UTFSTRING | SOAP_XML_STRICT,
+               SOAP_IO_KEEPALIVE | SOAP_C_UTFSTRING | (mtom_ ? SOAP_ENC_MTOM : 0)) {
+    if (codec != "soap" && codec != "soap-mtom")
+      throw std::invalid_argument("gsoap carries the soap and soap-mtom codecs, not '" + codec +
+                                  "'");
+    Context* ctx = proxy_.soap;
+    ctx->user = this;
+    // A peer that closes first must not SIGPIPE the process.
+    ctx->socket_flags = MSG_NOSIGNAL;
+    ctx->recv_timeout = kIdleTimeoutSeconds;
+    ctx->send_timeout = kIdleTimeoutSeconds;
+    ctx->connect_timeout = kConnectTimeoutSeconds;
+    apply_input_limits(ctx, kMaxResponseBytes);
+    proxy_.soap_endpoint = url_.c_str();
+
+    send_ = ctx->fsend;
+    recv_ = ctx->frecv;
+    open_ = ctx->fopen;
+    ctx->fsend = &GsoapClient::timed_send;
+    ctx->frecv = &GsoapClient::timed_recv;
+    ctx->fopen = &GsoapClient::open_once;
+
+    // Connect now, as gSOAP's own connect would (soap_connect_command):
+    // host and port from the endpoint, then fopen. The first call finds the
+    // socket open and keeps it.
+    soap_set_endpoint(ctx, url_.c_str());
+    ctx->socket = ctx->fopen(ctx, url_.c_str(), ctx->host, ctx->port);
+    if (!soap_valid_socket(ctx->socket))
+      throw CallError(name_ + ": cannot connect to " + server.to_string() + ": " + describe());
+    ctx->keep_alive = -1;  // what gSOAP sets after opening a keep-alive connection
+  }
+
+  std::string ping() override {
+    begin();
+    wsb__pingResponse response;
+    check(proxy_.ping(response));
+    std::string reply = std::move(response.reply);
+    end();
+    return reply;
+  }
+
+  void get(const PayloadSpec& spec, Payload& out) override {
+    begin();
+    if (spec.kind != kind_ || kind_name_.empty()) {
+      kind_ = spec.kind;
+      kind_name_ = kind_name(spec.kind);
+    }
+    wsb__getResponse response;
+    check(proxy_.get(kind_name_, static_cast<LONG64>(spec.n), response));
+    out = unbind(response.__union_payload, response.payload, "getResponse");
+    end();
+  }
+
+  void echo(const Payload& in, Payload& out) override {
+    begin();
+    wsb__Payload request;
+    Binder(proxy_.soap, mtom_).payload(in, request.__union_payload, request.payload);
+    wsb__echoResponse response;
+    check(proxy_.echo(&request, response));
+    out = unbind(response.__union_payload, response.payload, "echoResponse");
+    end();
+  }
+
+  std::string register_client() override {
+    begin();
+    wsb__RegisterClientResponse response;
+    check(proxy_.RegisterClient(response));
+    std::string queue = std::move(response.queue);
+    end();
+    return queue;
+  }
+
+  void send_message(const std::string& queue, const Message& message) override {
+    begin();
+    wsb__Message request;
+    Binder(proxy_.soap, mtom_).message(message, request);
+    wsb__SendMessageResponse response;
+    check(proxy_.SendMessage(queue, &request, response));
+    end();
+  }
+
+  void receive_messages(const std::string& queue, std::vector<Message>& out) override {
+    begin();
+    wsb__ReceiveMessageResponse response;
+    check(proxy_.ReceiveMessage(queue, response));
+    out.clear();
+    out.reserve(response.message.size());
+    try {
+      for (wsb__Message& m : response.message) out.push_back(unbinder_.message(m));
+    } catch (const DecodeError& e) {
+      fail(e.what());
+    }
+    end();
+  }
+
+  void unregister_client(const std::string& queue) override {
+    begin();
+    wsb__UnregisterClientResponse response;
+    check(proxy_.UnregisterClient(queue, response));
+    end();
+  }
+
+  std::string primes(std::uint32_t n) override {
+    begin();
+    std::string result;
+    check(proxy_.primes(n, result));
+    end();
+    return result;
+  }
+
+  const Timeline& last_timeline() const override { return timeline_; }
+
+ private:
+  void begin() {
+    timeline_.fill(0);
+    timeline_[kInvoke] = now_ns();
+    // MTOM mode alone sends a message without binaries as plain SOAP; with
+    // a MIME package requested it is always multipart/related (a fresh
+    // boundary each message, as gSOAP picks one when none is given).
+    if (mtom_) soap_set_mime(proxy_.soap, nullptr, nullptr);
+  }
+
+  // After the reply is in the model: the call's structs are released (as
+  // part of the call: their allocation was too).
+  void end() {
+    proxy_.destroy();
+    timeline_[kDecoded] = now_ns();
+  }
+
+  Payload unbind(int choice, wsb__PayloadChoice& payload, const char* element) {
+    try {
+      return unbinder_.payload(choice, payload, element);
+    } catch (const DecodeError& e) {
+      fail(e.what());
+    }
+  }
+
+  void check(int rc) {
+    if (rc != SOAP_OK) fail(describe());
+  }
+
+  [[noreturn]] void fail(const std::string& what) {
+    proxy_.destroy();
+    throw CallError(what);
+  }
+
+  // gSOAP's account of the last error: the sender's faultcode and
+  // faultstring for a SOAP Fault, else its own description (with the HTTP
+  // status for an HTTP error).
+  std::string describe() {
+    Context* ctx = proxy_.soap;
+    if (reconnect_refused_) {
+      reconnect_refused_ = false;
+      return name_ + ": the connection to " + url_ +
+             " was closed; not reconnecting (a client keeps one connection)";
+    }
+    const int error = ctx->error;
+    soap_set_fault(ctx);
+    const char* text = soap_fault_string(ctx);
+    const char* detail = soap_fault_detail(ctx);
+    std::string what = name_ + ": ";
+    if (error == SOAP_FAULT || error == SOAP_CLI_FAULT || error == SOAP_SVR_FAULT) {
+      const char* code = *soap_faultcode(ctx);
+      what += "SOAP Fault ";
+      what += code != nullptr ? code : "?";
+      what += ": ";
+    } else if (error >= 100 && error < 600) {
+      what += "HTTP " + std::to_string(error) + ": ";
+    }
+    what += (text != nullptr && *text != '\0') ? text : "gSOAP error " + std::to_string(error);
+    if (detail != nullptr && *detail != '\0') what += std::string(" (") + detail + ")";
+    return what;
+  }
+
+  static GsoapClient& self(Context* ctx) { return *static_cast<GsoapClient*>(ctx->user); }
+
+  static int timed_send(Context* ctx, const char* data, std::size_t size) {
+    GsoapClient& c = self(ctx);
+    const int rc = c.send_(ctx, data, size);
+    c.timeline_[kRequestWritten] = now_ns();
+    return rc;
+  }
+
+  static std::size_t timed_recv(Context* ctx, char* buf, std::size_t size) {
+    GsoapClient& c = self(ctx);
+    const std::size_t n = c.recv_(ctx, buf, size);
+    if (n > 0) c.timeline_[kResponseReceived] = now_ns();
+    return n;
+  }
+
+  static SOAP_SOCKET open_once(Context* ctx, const char* endpoint, const char* host, int port) {
+    GsoapClient& c = self(ctx);
+    if (c.opened_) {
+      c.reconnect_refused_ = true;
+      soap_set_receiver_error(ctx, "connection lost", "not reconnecting", SOAP_TCP_ERROR);
+      return SOAP_INVALID_SOCKET;
+    }
+    c.opened_ = true;
+    return c.open_(ctx, endpoint, host, port);
+  }
+
+  const bool mtom_;
+  const std::string name_;
+  const std::string url_;
+  wsbenchProxy proxy_;
+  // The reply's structs are released after the call: move out of them.
+  const Unbinder unbinder_{name_, true};
+  SendFn send_ = nullptr;
+  RecvFn recv_ = nullptr;
+  OpenFn open_ = nullptr;
+  bool opened_ = false;
+  bool reconnect_refused_ = false;
+  Kind kind_ = Kind::text;
+  std::string kind_name_;
+  Timeline timeline_{};
+};
+
+}  // namespace
+
+std::unique_ptr<Client> connect_gsoap_client(const Endpoint& server, const std::string& codec) {
+  return std::make_unique<GsoapClient>(server, codec);
+}
+
+}  // namespace wsb::soap

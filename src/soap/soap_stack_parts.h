@@ -1,0 +1,25 @@
+// The gsoap stack's pieces, behind gsoap_stack() (soap_stack.h).
+#pragma once
+
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "common/transport.h"
+
+namespace wsb::soap {
+
+// soap_server.cpp. Throws std::runtime_error if it cannot listen.
+std::unique_ptr<Server> start_gsoap_server(Service& service, const ServerOptions& options);
+
+// soap_client.cpp: codec "soap" or "soap-mtom". Throws CallError if it cannot
+// connect, std::invalid_argument for another codec.
+std::unique_ptr<Client> connect_gsoap_client(const Endpoint& server, const std::string& codec);
+
+// The WSDL soapcpp2 generated from wsbench_service.h, compiled in by
+// embed_file.cmake. Its service location is soapcpp2's placeholder
+// kWsdlLocationPlaceholder; the server puts its own endpoint there.
+std::string_view wsbench_wsdl();
+inline constexpr std::string_view kWsdlLocationPlaceholder = "http://localhost:80";
+
+}  // namespace wsb::soap

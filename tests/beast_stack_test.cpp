@@ -1,0 +1,754 @@
+// The beast stack: its client against its server for every codec it
+// carries, and its HTTP API as a third party (curl, a browser) sees it,
+// driven through a plain socket: content negotiation, status codes, limits,
+// keep-alive, malformed requests, and the phase points it marks.
+#include "rest/beast_stack.h"
+
+#include <arpa/inet.h>
+#include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <charconv>
+#include <chrono>
+#include <thread>
+
+#include "common/codec.h"
+#include "common/phases.h"
+#include "common/service.h"
+#include "common/transport.h"
+#include "conformance_cases.h"
+
+namespace wsb {
+namespace {
+
+// ---- a plain-socket HTTP peer ----
+
+struct RawResponse {
+  int status = 0;
+  std::string head;  // status line and header fields
+  std::string body;
+
+  // The value of the first header field `name` (case-insensitive), or
+  // nullopt.
+  std::optional<std::string> header(std::string_view name) const {
+    std::size_t line = head.find("\r\n");
+    while (line != std::string::npos && line + 2 < head.size()) {
+      const std::size_t start = line + 2;
+      const std::size_t end = head.find("\r\n", start);
+      const std::string_view field(head.data() + start,
+                                   (end == std::string::npos ? head.size() : end) - start);
+      const std::size_t colon = field.find(':');
+      if (colon == name.size() &&
+          std::equal(name.begin(), name.end(), field.begin(), [](char a, char b) {
+            return std::tolower(static_cast<unsigned char>(a)) ==
+                   std::tolower(static_cast<unsigned char>(b));
+          })) {
+        std::string_view value = field.substr(colon + 1);
+        while (!value.empty() && value.front() == ' ') value.remove_prefix(1);
+        return std::string(value);
+      }
+      line = end;
+    }
+    return std::nullopt;
+  }
+};
+
+// One TCP connection speaking bytes, with a receive timeout so a wrong
+// server makes a test fail, not hang.
+class RawConnection {
+ public:
+  explicit RawConnection(const Endpoint& server) {
+    fd_ = ::socket(AF_INET, SOCK_STREAM, 0);
+    if (fd_ < 0) throw std::runtime_error("socket failed");
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_port = htons(server.port);
+    ::inet_pton(AF_INET, server.host.c_str(), &addr.sin_addr);
+    if (::connect(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0)
+      throw std::runtime_error("connect failed");
+    const int one = 1;
+    ::setsockopt(fd_, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    timeval tv{10, 0};
+    ::setsockopt(fd_, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+  }
+  ~RawConnection() { ::close(fd_); }
+  RawConnection(const RawConnection&) = delete;
+  RawConnection& operator=(const RawConnection&) = delete;
+
+  // False if the peer has closed (EPIPE) or reset the connection.
+  bool send(std::string_view bytes) {
+    while (!bytes.empty()) {
+      const ssize_t n = ::send(fd_, bytes.data(), bytes.size(), MSG_NOSIGNAL);
+      if (n < 0) return false;
+      bytes.remove_prefix(static_cast<std::size_t>(n));
+    }
+    return true;
+  }
+  void shutdown_write() { ::shutdown(fd_, SHUT_WR); }
+
+  // One response, framed by Content-Length (the server never chunks).
+  // Throws if the connection ends first.
+  RawResponse read_response() {
+    std::size_t end;
+    while ((end = pending_.find("\r\n\r\n")) == std::string::npos) fill();
+    RawResponse r;
+    r.head = pending_.substr(0, end);
+    pending_.erase(0, end + 4);
+    if (r.head.compare(0, 5, "HTTP/") != 0 || r.head.size() < 12)
+      throw std::runtime_error("not an HTTP response: " + r.head);
+    r.status = std::stoi(r.head.substr(9, 3));
+    std::size_t length = 0;
+    if (const auto cl = r.header("Content-Length")) length = std::stoul(*cl);
+    while (pending_.size() < length) fill();
+    r.body = pending_.substr(0, length);
+    pending_.erase(0, length);
+    return r;
+  }
+
+  // True if the server closes the connection (recv sees the end or a reset)
+  // within the receive timeout, with no more response bytes.
+  bool closed_by_server() {
+    if (!pending_.empty()) return false;
+    char c;
+    const ssize_t n = ::recv(fd_, &c, 1, 0);
+    return n == 0 || (n < 0 && errno == ECONNRESET);
+  }
+
+  void set_receive_timeout(std::chrono::milliseconds t) {
+    timeval tv{static_cast<time_t>(t.count() / 1000),
+               static_cast<suseconds_t>((t.count() % 1000) * 1000)};
+    ::setsockopt(fd_, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+  }
+
+ private:
+  void fill() {
+    char buf[64 * 1024];
+    const ssize_t n = ::recv(fd_, buf, sizeof buf, 0);
+    if (n <= 0) throw std::runtime_error("connection ended before a whole response");
+    pending_.append(buf, static_cast<std::size_t>(n));
+  }
+
+  int fd_ = -1;
+  std::string pending_;
+};
+
+// A request as curl 7.88 sends it, with extra header lines.
+std::string request(std::string_view method, std::string_view target, const Endpoint& server,
+                    std::string_view extra = {}, std::string_view body = {}) {
+  std::string r = std::string(method) + " " + std::string(target) +
+                  " HTTP/1.1\r\nHost: " + server.to_string() +
+                  "\r\nUser-Agent: curl/7.88.1\r\nAccept: */*\r\n";
+  r += extra;
+  if (!body.empty() || method == "POST" || method == "PUT")
+    r += "Content-Length: " + std::to_string(body.size()) + "\r\n";
+  r += "\r\n";
+  r += body;
+  return r;
+}
+
+RawResponse roundtrip(RawConnection& c, const std::string& bytes) {
+  EXPECT_TRUE(c.send(bytes));
+  return c.read_response();
+}
+
+// Accept replaces curl's */* when given.
+std::string get(const Endpoint& server, std::string_view target, std::string_view accept = {}) {
+  std::string r = request("GET", target, server);
+  if (!accept.empty()) {
+    const auto at = r.find("Accept: */*");
+    r.replace(at, 11, "Accept: " + std::string(accept));
+  }
+  return r;
+}
+
+Payload conformance_case(std::string_view name) {
+  for (auto& c : testing::conformance_payloads())
+    if (c.name == name) return c.payload;
+  throw std::invalid_argument("no conformance case " + std::string(name));
+}
+
+Payload decode_with(const char* codec, const std::string& body) {
+  Payload p;
+  find_codec(codec).make()->decode(body, p);
+  return p;
+}
+
+std::string encode_with(const char* codec, const Payload& p) {
+  std::string out;
+  find_codec(codec).make()->encode(p, out);
+  return out;
+}
+
+// ---- the fixture: one Service, one server with the default limits ----
+
+class BeastStack : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    service_ = new Service();
+    server_ = rest::beast_stack().start_server(*service_, ServerOptions{}).release();
+  }
+  static void TearDownTestSuite() {
+    delete server_;
+    delete service_;
+  }
+  static Endpoint endpoint() { return server_->endpoint(); }
+  static std::unique_ptr<Client> connect(const std::string& codec) {
+    return rest::beast_stack().connect(endpoint(), codec);
+  }
+
+  static Service* service_;
+  static Server* server_;
+};
+Service* BeastStack::service_ = nullptr;
+Server* BeastStack::server_ = nullptr;
+
+// ---- client against server, every codec ----
+
+class BeastCodecs : public BeastStack, public ::testing::WithParamInterface<std::string> {
+ protected:
+  void SetUp() override { client_ = connect(GetParam()); }
+
+  // Empty if `actual` is what was sent, under the codec's double fidelity.
+  // Payloads the codec cannot carry at all (xmlrpc-c and 4-byte UTF-8) are
+  // not sent; `carried` counts the others.
+  std::string difference(const Payload& expected, const Payload& actual) const {
+    return describe_difference(expected, actual, codec_->double_fidelity());
+  }
+  bool can_carry(const Payload& p) const { return codec_->unsupported(p).empty(); }
+
+  std::unique_ptr<Client> client_;
+  std::unique_ptr<Codec> codec_ = find_codec(GetParam()).make();
+};
+
+TEST(BeastStackEntry, NamesAllSixCodecs) {
+  const StackEntry entry = rest::beast_stack();
+  EXPECT_EQ(entry.name, "beast");
+  EXPECT_EQ(entry.codecs,
+            (std::vector<std::string>{"soap", "soap-mtom", "xmlrpc", "json", "xml", "protobuf"}));
+  for (const auto& codec : entry.codecs) EXPECT_NO_THROW(find_codec(codec)) << codec;
+}
+
+TEST_P(BeastCodecs, Ping) { EXPECT_EQ(client_->ping(), kPingReply); }
+
+TEST_P(BeastCodecs, GetReturnsEachKind) {
+  for (const char* label : {"text", "ints/200", "strings/200", "objects/200", "message-a/100",
+                            "message-b/128KiB", "binary/1KiB", "gml/3"}) {
+    const PayloadSpec spec = parse_spec(label);
+    const Payload expected = generate(spec);
+    if (!can_carry(expected)) continue;
+    Payload out;
+    client_->get(spec, out);
+    EXPECT_EQ(difference(expected, out), "") << label;
+  }
+}
+
+TEST_P(BeastCodecs, EchoReturnsWhatWasSent) {
+  for (const char* label : {"message-a/100", "message-b/128KiB"}) {
+    const Payload in = generate(parse_spec(label));
+    Payload out;
+    client_->echo(in, out);
+    EXPECT_EQ(difference(in, out), "") << label;
+  }
+  std::size_t carried = 0;
+  for (const auto& [name, payload] : testing::conformance_payloads()) {
+    if (!can_carry(payload)) continue;
+    ++carried;
+    Payload out;
+    client_->echo(payload, out);
+    EXPECT_EQ(difference(payload, out), "") << name;
+  }
+  EXPECT_GE(carried, 10u);
+}
+
+TEST_P(BeastCodecs, MessagingLifecycle) {
+  const auto a = std::get<Message>(generate(parse_spec("message-a/100")));
+  const auto b = std::get<Message>(generate(parse_spec("message-b/128KiB")));
+  const std::string queue = client_->register_client();
+  ASSERT_FALSE(queue.empty());
+  std::vector<Message> got;
+  client_->receive_messages(queue, got);
+  EXPECT_TRUE(got.empty());
+  client_->send_message(queue, a);
+  client_->send_message(queue, b);
+  client_->receive_messages(queue, got);
+  ASSERT_EQ(got.size(), 2u);
+  EXPECT_TRUE(got[0] == a);
+  EXPECT_TRUE(got[1] == b);
+  client_->receive_messages(queue, got);
+  EXPECT_TRUE(got.empty()) << "receive drains the queue";
+  client_->unregister_client(queue);
+  for (const auto& call : std::vector<std::function<void()>>{
+           [&] { client_->send_message(queue, a); },
+           [&] { client_->receive_messages(queue, got); },
+           [&] { client_->unregister_client(queue); },
+       }) {
+    try {
+      call();
+      ADD_FAILURE() << "a call on an unregistered queue succeeded";
+    } catch (const CallError& e) {
+      EXPECT_EQ(std::string(e.what()).rfind("HTTP 404: ", 0), 0u) << e.what();
+    }
+  }
+  EXPECT_EQ(client_->ping(), kPingReply) << "the connection survives refused calls";
+}
+
+TEST_P(BeastCodecs, Primes) {
+  EXPECT_EQ(client_->primes(10), "FIRST 10 numbers: 2 3 5 7 11 13 17 19 23 29");
+}
+
+TEST_P(BeastCodecs, ServiceLimitsAreHttp413AndServingGoesOn) {
+  Payload out;
+  try {
+    client_->get(parse_spec("ints/100000000"), out);
+    ADD_FAILURE() << "an over-limit payload was served";
+  } catch (const CallError& e) {
+    EXPECT_EQ(std::string(e.what()).rfind("HTTP 413: ", 0), 0u) << e.what();
+  }
+  EXPECT_EQ(client_->ping(), kPingReply);
+}
+
+TEST_P(BeastCodecs, TimelineAndServerPhasePoints) {
+  server_probe().begin_request();
+  client_->ping();
+  Timeline t = client_->last_timeline();
+  server_probe().collect(t);
+  // Every point is marked, in causal order (the server reads the request
+  // after the call starts and has marked kMarshalled before it writes the
+  // reply). kRequestWritten may come after the server's points: the server
+  // can run before the client thread records it.
+  for (std::size_t p = 0; p < kPointCount; ++p) EXPECT_NE(t[p], 0) << "point " << p;
+  EXPECT_LE(t[kInvoke], t[kRequestWritten]);
+  EXPECT_LE(t[kInvoke], t[kRequestReceived]);
+  EXPECT_LE(t[kRequestReceived], t[kParsed]);
+  EXPECT_LE(t[kParsed], t[kServiced]);
+  EXPECT_LE(t[kServiced], t[kMarshalled]);
+  EXPECT_LE(t[kMarshalled], t[kResponseReceived]);
+  EXPECT_LE(t[kRequestWritten], t[kResponseReceived]);
+  EXPECT_LE(t[kResponseReceived], t[kDecoded]);
+}
+
+INSTANTIATE_TEST_SUITE_P(AllCodecs, BeastCodecs,
+                         ::testing::Values("soap", "soap-mtom", "xmlrpc", "json", "xml",
+                                           "protobuf"),
+                         [](const auto& p) {
+                           std::string name = p.param;
+                           for (auto& c : name)
+                             if (c == '-') c = '_';
+                           return name;
+                         });
+
+// ---- the HTTP API as a third party sees it ----
+
+TEST_F(BeastStack, CurlStylePingIsJsonWithServerTiming) {
+  RawConnection c(endpoint());
+  const RawResponse r = roundtrip(c, request("GET", "/ping", endpoint()));
+  EXPECT_EQ(r.status, 200);
+  EXPECT_EQ(r.header("Content-Type"), "application/json");
+  EXPECT_EQ(r.body, R"({"text":"pong"})");
+  const auto timing = r.header("Server-Timing");
+  ASSERT_TRUE(timing);
+  // "parse;dur=<ms>, service;dur=<ms>, marshal;dur=<ms>", fractional ms.
+  std::string_view rest = *timing;
+  for (const char* name : {"parse", "service", "marshal"}) {
+    const std::string prefix = std::string(name) + ";dur=";
+    ASSERT_EQ(rest.substr(0, prefix.size()), prefix) << *timing;
+    rest.remove_prefix(prefix.size());
+    double ms = -1;
+    const auto [end, ec] = std::from_chars(rest.data(), rest.data() + rest.size(), ms);
+    ASSERT_EQ(ec, std::errc{}) << *timing;
+    EXPECT_GE(ms, 0.0);
+    EXPECT_LT(ms, 1000.0);
+    EXPECT_NE(std::string_view(rest.data(), end - rest.data()).find('.'), std::string_view::npos)
+        << "fractional milliseconds";
+    rest.remove_prefix(static_cast<std::size_t>(end - rest.data()));
+    if (!rest.empty()) {
+      ASSERT_EQ(rest.substr(0, 2), ", ") << *timing;
+      rest.remove_prefix(2);
+    }
+  }
+  EXPECT_TRUE(rest.empty()) << *timing;
+}
+
+TEST_F(BeastStack, AcceptPicksTheResponseFormat) {
+  RawConnection c(endpoint());
+  const Payload ints = generate(parse_spec("ints/3"));
+
+  RawResponse r = roundtrip(c, get(endpoint(), "/payloads/ints/3", "application/xml"));
+  EXPECT_EQ(r.status, 200);
+  EXPECT_EQ(r.header("Content-Type"), "application/xml");
+  EXPECT_EQ(describe_difference(ints, decode_with("xml", r.body)), "");
+
+  r = roundtrip(c, get(endpoint(), "/payloads/ints/3", "application/x-protobuf"));
+  EXPECT_EQ(r.header("Content-Type"), "application/x-protobuf");
+  EXPECT_EQ(describe_difference(ints, decode_with("protobuf", r.body)), "");
+
+  // q-values: XML is preferred over text here.
+  r = roundtrip(c, get(endpoint(), "/ping", "text/plain;q=0.5, application/xml"));
+  EXPECT_EQ(r.header("Content-Type"), "application/xml");
+  EXPECT_EQ(describe_difference(Text{"pong"}, decode_with("xml", r.body)), "");
+
+  // No Accept at all: JSON.
+  std::string no_accept = request("GET", "/payloads/ints/3", endpoint());
+  no_accept.erase(no_accept.find("Accept: */*\r\n"), 13);
+  r = roundtrip(c, no_accept);
+  EXPECT_EQ(r.header("Content-Type"), "application/json");
+  EXPECT_EQ(r.body.rfind(R"({"ints":[)", 0), 0u) << r.body;
+  EXPECT_EQ(describe_difference(ints, decode_with("json", r.body)), "");
+}
+
+TEST_F(BeastStack, TextPlainIsTheRawStringForTextResourcesOnly) {
+  RawConnection c(endpoint());
+  RawResponse r = roundtrip(c, get(endpoint(), "/ping", "text/plain"));
+  EXPECT_EQ(r.status, 200);
+  EXPECT_EQ(r.header("Content-Type"), "text/plain; charset=utf-8");
+  EXPECT_EQ(r.body, "pong");
+
+  r = roundtrip(c, get(endpoint(), "/primes/10", "text/*"));
+  EXPECT_EQ(r.body, "FIRST 10 numbers: 2 3 5 7 11 13 17 19 23 29");
+
+  r = roundtrip(c, get(endpoint(), "/payloads/text", "text/plain"));
+  EXPECT_EQ(r.status, 200);
+  EXPECT_EQ(r.body, std::get<Text>(generate(parse_spec("text"))).value);
+
+  r = roundtrip(c, get(endpoint(), "/payloads/ints/3", "text/plain"));
+  EXPECT_EQ(r.status, 406);
+  EXPECT_NE(r.body.find("application/json"), std::string::npos) << r.body;
+
+  r = roundtrip(c, get(endpoint(), "/ping", "image/png"));
+  EXPECT_EQ(r.status, 406);
+  EXPECT_EQ(roundtrip(c, get(endpoint(), "/ping")).status, 200) << "the connection goes on";
+}
+
+TEST_F(BeastStack, EchoReadsTheContentTypeAndMirrorsIt) {
+  RawConnection c(endpoint());
+  const Payload msg = conformance_case("message_records");
+  RawResponse r =
+      roundtrip(c, request("POST", "/echo", endpoint(), "Content-Type: application/xml\r\n",
+                           encode_with("xml", msg)));
+  EXPECT_EQ(r.status, 200);
+  EXPECT_EQ(r.header("Content-Type"), "application/xml");
+  EXPECT_EQ(describe_difference(msg, decode_with("xml", r.body)), "");
+
+  std::string req = request("POST", "/echo", endpoint(), "Content-Type: application/x-protobuf\r\n",
+                            encode_with("protobuf", msg));
+  req.replace(req.find("Accept: */*"), 11, "Accept: application/json");
+  r = roundtrip(c, req);
+  EXPECT_EQ(r.header("Content-Type"), "application/json");
+  EXPECT_EQ(describe_difference(msg, decode_with("json", r.body)), "");
+
+  r = roundtrip(c, request("POST", "/echo", endpoint(), "Content-Type: text/plain\r\n", "hi <&>"));
+  EXPECT_EQ(r.status, 200);
+  EXPECT_EQ(r.header("Content-Type"), "text/plain; charset=utf-8");
+  EXPECT_EQ(r.body, "hi <&>");
+}
+
+TEST_F(BeastStack, CommonTransportHeaderSelectsTheCodec) {
+  RawConnection c(endpoint());
+  const Payload ints = generate(parse_spec("ints/5"));
+  const std::string body = encode_with("xmlrpc", ints);
+  const RawResponse r =
+      roundtrip(c, request("POST", "/echo", endpoint(),
+                           "Content-Type: text/xml\r\nX-Wsbench-Codec: xmlrpc\r\n", body));
+  EXPECT_EQ(r.status, 200);
+  EXPECT_EQ(r.header("Content-Type"), find_codec("xmlrpc").make()->content_type());
+  EXPECT_EQ(describe_difference(ints, decode_with("xmlrpc", r.body)), "");
+
+  const RawResponse bad =
+      roundtrip(c, request("GET", "/ping", endpoint(), "X-Wsbench-Codec: corba\r\n"));
+  EXPECT_EQ(bad.status, 400);
+  EXPECT_NE(bad.body.find("corba"), std::string::npos) << bad.body;
+}
+
+TEST_F(BeastStack, QueuesOverRawHttp) {
+  RawConnection c(endpoint());
+  RawResponse r = roundtrip(c, request("POST", "/queues", endpoint()));
+  ASSERT_EQ(r.status, 201);
+  const auto location = r.header("Location");
+  ASSERT_TRUE(location);
+  ASSERT_EQ(location->rfind("/queues/", 0), 0u) << *location;
+  EXPECT_TRUE(r.body.empty());
+
+  const Payload a = conformance_case("message_both");
+  r = roundtrip(c, request("PUT", *location, endpoint(), "Content-Type: application/json\r\n",
+                           encode_with("json", a)));
+  EXPECT_EQ(r.status, 204);
+  EXPECT_FALSE(r.header("Content-Length")) << "a 204 has no Content-Length";
+
+  r = roundtrip(c, request("PUT", *location, endpoint(), "Content-Type: application/json\r\n",
+                           R"({"ints":[1]})"));
+  EXPECT_EQ(r.status, 400) << "a queue takes messages only";
+
+  r = roundtrip(c, request("GET", *location, endpoint()));
+  EXPECT_EQ(r.status, 200);
+  EXPECT_EQ(r.body.rfind(R"({"messages":[)", 0), 0u) << r.body.substr(0, 40);
+  EXPECT_EQ(describe_difference(MessageList{{std::get<Message>(a)}}, decode_with("json", r.body)),
+            "");
+
+  // Content negotiation happens before the service runs: a 406 leaves the
+  // queue as it was.
+  r = roundtrip(c, request("PUT", *location, endpoint(), "Content-Type: application/json\r\n",
+                           encode_with("json", a)));
+  EXPECT_EQ(r.status, 204);
+  r = roundtrip(c, get(endpoint(), *location, "text/plain"));
+  EXPECT_EQ(r.status, 406);
+  r = roundtrip(c, get(endpoint(), *location, "application/x-protobuf"));
+  EXPECT_EQ(r.status, 200);
+  EXPECT_EQ(
+      describe_difference(MessageList{{std::get<Message>(a)}}, decode_with("protobuf", r.body)),
+      "");
+
+  EXPECT_EQ(roundtrip(c, request("DELETE", *location, endpoint())).status, 204);
+  r = roundtrip(c, request("GET", *location, endpoint()));
+  EXPECT_EQ(r.status, 404);
+  EXPECT_EQ(r.header("Content-Type"), "text/plain; charset=utf-8");
+  EXPECT_EQ(roundtrip(c, request("DELETE", *location, endpoint())).status, 404);
+  EXPECT_EQ(roundtrip(c, request("GET", "/queues/none", endpoint())).status, 404);
+}
+
+TEST_F(BeastStack, BadBodiesAre400AndTheConnectionGoesOn) {
+  RawConnection c(endpoint());
+  RawResponse r = roundtrip(c, request("POST", "/echo", endpoint(),
+                                       "Content-Type: application/json\r\n", "{\"ints\": [1, "));
+  EXPECT_EQ(r.status, 400);
+  EXPECT_EQ(r.body.rfind("json: ", 0), 0u) << r.body;
+
+  r = roundtrip(c, request("POST", "/echo", endpoint(), "Content-Type: application/json\r\n",
+                           R"({"binary":"@@@@"})"));
+  EXPECT_EQ(r.status, 400);
+  EXPECT_EQ(r.body.rfind("json: binary: invalid base64", 0), 0u) << r.body;
+
+  r = roundtrip(c, request("POST", "/echo", endpoint(), "Content-Type: application/xml\r\n",
+                           "<ints xmlns='urn:wsbench:rest'><i>x</i></ints>"));
+  EXPECT_EQ(r.status, 400);
+  EXPECT_EQ(r.body.rfind("xml: ", 0), 0u) << r.body;
+
+  r = roundtrip(c, request("POST", "/echo", endpoint(), "Content-Type: application/x-protobuf\r\n",
+                           "\xff\xff\xff"));
+  EXPECT_EQ(r.status, 400);
+
+  r = roundtrip(c, request("POST", "/echo", endpoint(), "Content-Type: text/csv\r\n", "a,b"));
+  EXPECT_EQ(r.status, 415);
+
+  r = roundtrip(c, request("POST", "/echo", endpoint(),
+                           "Content-Type: application/x-www-form-urlencoded\r\n", "a=b"));
+  EXPECT_EQ(r.status, 415) << "curl -d without -H";
+
+  r = roundtrip(c, request("PUT", "/queues/1", endpoint(), "Content-Type: text/plain\r\n", "hi"));
+  EXPECT_EQ(r.status, 415) << "text is no message";
+
+  EXPECT_EQ(roundtrip(c, get(endpoint(), "/ping")).status, 200);
+}
+
+TEST_F(BeastStack, UnknownPathsAndMethods) {
+  RawConnection c(endpoint());
+  for (const char* target :
+       {"/", "/pings", "/payloads/", "/payloads/ints/x", "/payloads/nope/3", "/primes/x",
+        "/primes/-1", "/primes/99999999999", "/queues/1/2", "/echo/1"}) {
+    EXPECT_EQ(roundtrip(c, get(endpoint(), target)).status, 404) << target;
+  }
+  RawResponse r = roundtrip(c, request("DELETE", "/ping", endpoint()));
+  EXPECT_EQ(r.status, 405);
+  EXPECT_EQ(r.header("Allow"), "GET");
+  r = roundtrip(c, get(endpoint(), "/echo"));
+  EXPECT_EQ(r.status, 405);
+  EXPECT_EQ(r.header("Allow"), "POST");
+  r = roundtrip(c, request("PATCH", "/queues/1", endpoint()));
+  EXPECT_EQ(r.status, 405);
+  EXPECT_EQ(r.header("Allow"), "GET, PUT, DELETE");
+  r = roundtrip(c, request("BREW", "/ping", endpoint()));
+  EXPECT_EQ(r.status, 405) << "an unknown method";
+  // A query string does not change the resource.
+  EXPECT_EQ(roundtrip(c, get(endpoint(), "/ping?x=1")).status, 200);
+}
+
+TEST_F(BeastStack, MalformedRequestsGet400AndTheServerGoesOn) {
+  for (const char* bytes :
+       {"GARBAGE\r\n\r\n", "GET /ping HTTP/1.1\r\nNo colon here\r\n\r\n",
+        "GET /ping HTTP/2.0\r\n\r\n", "POST /echo HTTP/1.1\r\nContent-Length: twelve\r\n\r\n",
+        "\x01\x02\x03\r\n\r\n"}) {
+    RawConnection c(endpoint());
+    const RawResponse r = roundtrip(c, bytes);
+    EXPECT_EQ(r.status, 400) << bytes;
+    EXPECT_EQ(r.header("Connection"), "close") << bytes;
+    EXPECT_TRUE(c.closed_by_server()) << "framing is lost, so the connection ends: " << bytes;
+    RawConnection next(endpoint());
+    EXPECT_EQ(roundtrip(next, get(endpoint(), "/ping")).status, 200);
+  }
+}
+
+TEST_F(BeastStack, TruncatedBodyIs400) {
+  RawConnection c(endpoint());
+  std::string req = request("POST", "/echo", endpoint(), "Content-Type: application/json\r\n",
+                            "{\"text\":\"0123456789\"}");
+  req.replace(req.find("Content-Length: 21"), 18, "Content-Length: 99");
+  ASSERT_TRUE(c.send(req));
+  c.shutdown_write();  // the rest never comes
+  const RawResponse r = c.read_response();
+  EXPECT_EQ(r.status, 400);
+  EXPECT_NE(r.body.find("ended before"), std::string::npos) << r.body;
+  EXPECT_TRUE(c.closed_by_server());
+  RawConnection next(endpoint());
+  EXPECT_EQ(roundtrip(next, get(endpoint(), "/ping")).status, 200);
+}
+
+TEST_F(BeastStack, ExpectContinueIsAnswered) {
+  RawConnection c(endpoint());
+  const std::string body = R"({"text":"later"})";
+  std::string head = request("POST", "/echo", endpoint(),
+                             "Content-Type: application/json\r\nExpect: 100-continue\r\n", body);
+  head.resize(head.size() - body.size());
+  ASSERT_TRUE(c.send(head));
+  EXPECT_EQ(c.read_response().status, 100);
+  ASSERT_TRUE(c.send(body));
+  const RawResponse r = c.read_response();
+  EXPECT_EQ(r.status, 200);
+  EXPECT_EQ(r.body, body);
+}
+
+TEST_F(BeastStack, KeepAlivePipeliningAndClose) {
+  RawConnection c(endpoint());
+  // Two requests in one segment: two replies, in order.
+  ASSERT_TRUE(
+      c.send(get(endpoint(), "/ping", "text/plain") + get(endpoint(), "/primes/3", "text/plain")));
+  EXPECT_EQ(c.read_response().body, "pong");
+  EXPECT_EQ(c.read_response().body, "FIRST 3 numbers: 2 3 5");
+  // Connection: close is honoured.
+  const RawResponse r = roundtrip(c, request("GET", "/ping", endpoint(), "Connection: close\r\n"));
+  EXPECT_EQ(r.status, 200);
+  EXPECT_EQ(r.header("Connection"), "close");
+  EXPECT_TRUE(c.closed_by_server());
+
+  // HTTP/1.0 without keep-alive: one request per connection.
+  RawConnection old(endpoint());
+  const RawResponse r10 = roundtrip(old, "GET /ping HTTP/1.0\r\n\r\n");
+  EXPECT_EQ(r10.status, 200);
+  EXPECT_EQ(r10.head.substr(0, 8), "HTTP/1.0");
+  EXPECT_TRUE(old.closed_by_server());
+}
+
+// ---- limits, on a server of its own ----
+
+class BeastLimits : public ::testing::Test {
+ protected:
+  static constexpr std::size_t kMaxBody = 64 * 1024;
+  void SetUp() override {
+    ServerOptions options;
+    options.limits.max_body_bytes = kMaxBody;
+    options.limits.keepalive_timeout_s = 1;
+    server_ = rest::beast_stack().start_server(service_, options);
+  }
+  Service service_;
+  std::unique_ptr<Server> server_;
+};
+
+TEST_F(BeastLimits, OversizedBodyIs413BeforeTheBodyIsSent) {
+  RawConnection c(server_->endpoint());
+  std::string req =
+      request("POST", "/echo", server_->endpoint(), "Content-Type: application/json\r\n", "x");
+  req.replace(req.find("Content-Length: 1"), 17, "Content-Length: " + std::to_string(kMaxBody + 1));
+  req.pop_back();  // headers only
+  ASSERT_TRUE(c.send(req));
+  const RawResponse r = c.read_response();
+  EXPECT_EQ(r.status, 413);
+  EXPECT_NE(r.body.find(std::to_string(kMaxBody)), std::string::npos) << r.body;
+  EXPECT_EQ(r.header("Connection"), "close");
+  EXPECT_TRUE(c.closed_by_server());
+  RawConnection next(server_->endpoint());
+  EXPECT_EQ(roundtrip(next, get(server_->endpoint(), "/ping")).status, 200);
+}
+
+TEST_F(BeastLimits, OversizedUploadStillSees413) {
+  // The client writes its whole body before reading: the server must drain
+  // it rather than reset the connection under the reply.
+  RawConnection c(server_->endpoint());
+  const std::string body(4 * kMaxBody, 'x');
+  c.send(request("POST", "/echo", server_->endpoint(), "Content-Type: application/json\r\n", body));
+  EXPECT_EQ(c.read_response().status, 413);
+}
+
+TEST_F(BeastLimits, ClientSeesHttp413AndNoSilentReconnect) {
+  const auto client = rest::beast_stack().connect(server_->endpoint(), "json");
+  Payload out;
+  try {
+    client->echo(Binary{Bytes(kMaxBody, 7)}, out);
+    ADD_FAILURE() << "an over-limit body was accepted";
+  } catch (const CallError& e) {
+    EXPECT_EQ(std::string(e.what()).rfind("HTTP 413: ", 0), 0u) << e.what();
+  }
+  // The server closed that connection; the client says so instead of
+  // reconnecting behind the caller's back.
+  EXPECT_THROW(client->ping(), CallError);
+  EXPECT_EQ(rest::beast_stack().connect(server_->endpoint(), "json")->ping(), kPingReply);
+}
+
+TEST_F(BeastLimits, OversizedHeaderIs431) {
+  RawConnection c(server_->endpoint());
+  const RawResponse r = roundtrip(c, request("GET", "/ping", server_->endpoint(),
+                                             "X-Big: " + std::string(20000, 'a') + "\r\n"));
+  EXPECT_EQ(r.status, 431);
+  EXPECT_TRUE(c.closed_by_server());
+}
+
+TEST_F(BeastLimits, IdleConnectionsAreClosed) {
+  RawConnection c(server_->endpoint());
+  EXPECT_EQ(roundtrip(c, get(server_->endpoint(), "/ping")).status, 200);
+  c.set_receive_timeout(std::chrono::seconds(5));
+  const auto start = std::chrono::steady_clock::now();
+  EXPECT_TRUE(c.closed_by_server());
+  const auto waited = std::chrono::steady_clock::now() - start;
+  EXPECT_GE(waited, std::chrono::milliseconds(900));
+  EXPECT_LT(waited, std::chrono::milliseconds(4000));
+}
+
+// ---- lifecycle ----
+
+TEST(BeastServerLifecycle, StopClosesConnectionsAndIsIdempotent) {
+  Service service;
+  auto server = rest::beast_stack().start_server(service, ServerOptions{});
+  EXPECT_NE(server->endpoint().port, 0);
+  const auto client = rest::beast_stack().connect(server->endpoint(), "json");
+  EXPECT_EQ(client->ping(), kPingReply);
+  RawConnection idle(server->endpoint());  // open, never used
+  const auto start = std::chrono::steady_clock::now();
+  server->stop();
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(2))
+      << "stop() does not wait for idle connections to time out";
+  server->stop();
+  EXPECT_THROW(client->ping(), CallError);
+  EXPECT_THROW(rest::beast_stack().connect(server->endpoint(), "json"), CallError);
+}
+
+TEST(BeastServerLifecycle, PortInUseIsAClearError) {
+  Service service;
+  const auto first = rest::beast_stack().start_server(service, ServerOptions{});
+  ServerOptions same;
+  same.listen = first->endpoint();
+  try {
+    rest::beast_stack().start_server(service, same);
+    ADD_FAILURE() << "two servers on one port";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find(first->endpoint().to_string()), std::string::npos)
+        << e.what();
+  }
+}
+
+TEST(BeastServerLifecycle, PinnedServerServes) {
+  Service service;
+  ServerOptions options;
+  options.cpu = 0;
+  const auto server = rest::beast_stack().start_server(service, options);
+  EXPECT_EQ(rest::beast_stack().connect(server->endpoint(), "protobuf")->ping(), kPingReply);
+}
+
+TEST(BeastServerLifecycle, UnknownCodecIsRefusedByTheClient) {
+  Service service;
+  const auto server = rest::beast_stack().start_server(service, ServerOptions{});
+  EXPECT_THROW(rest::beast_stack().connect(server->endpoint(), "corba"), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace wsb

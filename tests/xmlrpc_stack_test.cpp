@@ -1,0 +1,827 @@
+// The xmlrpc-c stack: its client against its server for every operation,
+// raw HTTP requests as a third party (or an attacker) sends them, and the
+// transport facts the stack's comments claim (one keep-alive connection,
+// TCP_NODELAY on both ends, no Expect: 100-continue, pinned connection
+// threads, the phase points), each checked on the real sockets and threads.
+#include "xmlrpc/xmlrpc_stack.h"
+
+#include <arpa/inet.h>
+#include <dirent.h>
+#include <gtest/gtest.h>
+#include <libxml/parser.h>
+#include <libxml/xpath.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <pthread.h>
+#include <sched.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstring>
+#include <fstream>
+#include <functional>
+#include <memory>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+#include <xmlrpc-c/base.hpp>
+#include <xmlrpc-c/xml.hpp>
+
+#include "common/clock.h"
+#include "common/codec.h"
+#include "common/phases.h"
+#include "common/placement.h"
+#include "common/service.h"
+#include "conformance_cases.h"
+#include "xmlrpc/xmlrpc_codec.h"
+
+namespace wsb {
+namespace {
+
+using xmlrpc::FaultError;
+
+// ---- raw sockets ----
+
+class Socket {
+ public:
+  explicit Socket(const Endpoint& to) : fd_(socket(AF_INET, SOCK_STREAM, 0)) {
+    // A test must fail, not hang, if the server never answers.
+    const timeval timeout{10, 0};
+    setsockopt(fd_, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_port = htons(to.port);
+    inet_pton(AF_INET, to.host.c_str(), &a.sin_addr);
+    if (connect(fd_, reinterpret_cast<const sockaddr*>(&a), sizeof a) != 0)
+      throw std::runtime_error("connect: " + std::string(std::strerror(errno)));
+  }
+  ~Socket() { close(fd_); }
+  Socket(const Socket&) = delete;
+  Socket& operator=(const Socket&) = delete;
+
+  // False if the peer reset the connection.
+  bool send_all(std::string_view data) {
+    while (!data.empty()) {
+      const ssize_t n = ::send(fd_, data.data(), data.size(), MSG_NOSIGNAL);
+      if (n <= 0) return false;
+      data.remove_prefix(static_cast<std::size_t>(n));
+    }
+    return true;
+  }
+  void shutdown_write() { shutdown(fd_, SHUT_WR); }
+  int fd() const { return fd_; }
+
+  // Reads until `buffer_` holds `n` bytes; false at end of input or error.
+  bool fill(std::size_t n) {
+    char chunk[65536];
+    while (buffer_.size() < n) {
+      const ssize_t got = recv(fd_, chunk, sizeof chunk, 0);
+      if (got <= 0) return false;
+      buffer_.append(chunk, static_cast<std::size_t>(got));
+    }
+    return true;
+  }
+
+  struct Reply {
+    int status = 0;  // 0: no (complete) response
+    std::string headers;
+    std::string body;
+  };
+
+  // One response: its header, then Content-Length bytes, or everything up
+  // to the end of input when there is no Content-Length (Abyss's error
+  // pages are delimited by the close).
+  Reply read_reply() {
+    Reply r;
+    std::size_t end = 0;
+    while ((end = buffer_.find("\r\n\r\n")) == std::string::npos)
+      if (!fill(buffer_.size() + 1)) return r;
+    r.headers = buffer_.substr(0, end);
+    buffer_.erase(0, end + 4);
+    std::string lower = r.headers;
+    for (auto& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (const auto at = lower.find("content-length:"); at != std::string::npos) {
+      const std::size_t length = std::stoul(lower.substr(at + 15));
+      if (!fill(length)) return r;
+      r.body = buffer_.substr(0, length);
+      buffer_.erase(0, length);
+    } else {
+      while (fill(buffer_.size() + 1)) {
+      }
+      r.body = std::move(buffer_);
+      buffer_.clear();
+    }
+    r.status = std::stoi(r.headers.substr(r.headers.find(' ') + 1, 3));
+    return r;
+  }
+
+  // True if the peer closed the connection (end of input) within 10 s.
+  bool closed_by_peer() {
+    char c;
+    return recv(fd_, &c, 1, 0) == 0;
+  }
+
+ private:
+  int fd_;
+  std::string buffer_;
+};
+
+std::string post(const std::string& body, const std::string& path = "/RPC2",
+                 const std::string& extra_headers = "") {
+  return "POST " + path + " HTTP/1.1\r\nHost: localhost\r\nContent-Type: text/xml\r\n" +
+         extra_headers + "Content-Length: " + std::to_string(body.size()) + "\r\n\r\n" + body;
+}
+
+std::string call_xml(const std::string& method, const std::string& params_xml = "") {
+  return "<?xml version=\"1.0\"?><methodCall><methodName>" + method + "</methodName><params>" +
+         params_xml + "</params></methodCall>";
+}
+
+std::string param(const std::string& value_xml) {
+  return "<param><value>" + value_xml + "</value></param>";
+}
+
+// The outcome of a methodResponse body (our server's, so parsed directly).
+xmlrpc_c::rpcOutcome outcome_of(const Socket::Reply& reply) {
+  xmlrpc_c::rpcOutcome outcome;
+  xmlrpc_c::xml::parseResponse(reply.body, &outcome);
+  return outcome;
+}
+
+// ---- what /proc says about our own sockets and threads ----
+
+struct Connection {
+  int fd;
+  std::uint16_t local_port;
+  std::uint16_t peer_port;
+};
+
+std::uint16_t port_of(const sockaddr_in& a) { return ntohs(a.sin_port); }
+
+// Connected TCP sockets of this process with the given local or peer port.
+std::vector<Connection> connections(std::uint16_t local_port, std::uint16_t peer_port) {
+  std::vector<Connection> out;
+  DIR* dir = opendir("/proc/self/fd");
+  while (const dirent* e = readdir(dir)) {
+    const int fd = std::atoi(e->d_name);
+    struct stat st {};
+    if (e->d_name[0] == '.' || fstat(fd, &st) != 0 || !S_ISSOCK(st.st_mode)) continue;
+    sockaddr_in local{}, peer{};
+    socklen_t ll = sizeof local, pl = sizeof peer;
+    if (getsockname(fd, reinterpret_cast<sockaddr*>(&local), &ll) != 0 ||
+        local.sin_family != AF_INET ||
+        getpeername(fd, reinterpret_cast<sockaddr*>(&peer), &pl) != 0)
+      continue;
+    if ((local_port != 0 && port_of(local) != local_port) ||
+        (peer_port != 0 && port_of(peer) != peer_port))
+      continue;
+    out.push_back({fd, port_of(local), port_of(peer)});
+  }
+  closedir(dir);
+  return out;
+}
+
+bool nodelay(int fd) {
+  int on = 0;
+  socklen_t length = sizeof on;
+  getsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &on, &length);
+  return on != 0;
+}
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+// Threads of this process named `name`.
+std::vector<pid_t> threads_named(const std::string& name) {
+  std::vector<pid_t> out;
+  DIR* dir = opendir("/proc/self/task");
+  while (const dirent* e = readdir(dir)) {
+    if (e->d_name[0] == '.') continue;
+    std::string comm = read_file("/proc/self/task/" + std::string(e->d_name) + "/comm");
+    if (!comm.empty() && comm.back() == '\n') comm.pop_back();
+    if (comm == name) out.push_back(std::atoi(e->d_name));
+  }
+  closedir(dir);
+  return out;
+}
+
+std::set<int> affinity_of(pid_t tid) {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  sched_getaffinity(tid, sizeof set, &set);
+  std::set<int> cpus;
+  for (int i = 0; i < CPU_SETSIZE; ++i)
+    if (CPU_ISSET(i, &set)) cpus.insert(i);
+  return cpus;
+}
+
+bool blocks_sigpipe(pid_t tid) {
+  const std::string status = read_file("/proc/self/task/" + std::to_string(tid) + "/status");
+  const auto at = status.find("SigBlk:");
+  if (at == std::string::npos) return false;
+  const unsigned long long mask = std::stoull(status.substr(at + 7), nullptr, 16);
+  return (mask >> (SIGPIPE - 1)) & 1U;
+}
+
+// ---- a fake server for the client's side of the wire ----
+
+// Accepts one connection, records each request, answers with `respond`.
+class FakeServer {
+ public:
+  using Responder = std::function<std::string(const std::string& headers, const std::string& body)>;
+
+  explicit FakeServer(Responder respond) : respond_(std::move(respond)) {
+    listen_fd_ = socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    inet_pton(AF_INET, "127.0.0.1", &a.sin_addr);
+    bind(listen_fd_, reinterpret_cast<const sockaddr*>(&a), sizeof a);
+    listen(listen_fd_, 4);
+    socklen_t length = sizeof a;
+    getsockname(listen_fd_, reinterpret_cast<sockaddr*>(&a), &length);
+    endpoint_ = {"127.0.0.1", port_of(a)};
+    thread_ = std::thread([this] { serve(); });
+  }
+  ~FakeServer() {
+    shutdown(listen_fd_, SHUT_RDWR);
+    close(listen_fd_);
+    thread_.join();
+  }
+
+  Endpoint endpoint() const { return endpoint_; }
+  std::string headers() const { return headers_; }
+  // Whether the whole body had arrived before the server sent anything.
+  bool body_came_unasked() const { return body_came_unasked_; }
+
+ private:
+  void serve() {
+    const int fd = accept(listen_fd_, nullptr, nullptr);
+    if (fd < 0) return;
+    std::string in;
+    char chunk[65536];
+    ssize_t got = 0;
+    while (in.find("\r\n\r\n") == std::string::npos && (got = recv(fd, chunk, sizeof chunk, 0)) > 0)
+      in.append(chunk, static_cast<std::size_t>(got));
+    const std::size_t end = in.find("\r\n\r\n");
+    if (end != std::string::npos) {
+      headers_ = in.substr(0, end);
+      std::string lower = headers_;
+      for (auto& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+      const auto at = lower.find("content-length:");
+      const std::size_t length = at == std::string::npos ? 0 : std::stoul(lower.substr(at + 15));
+      // A client waiting for "100 Continue" sends nothing more; give it
+      // 3 s (libcurl's wait is 1 s) before deciding it waits for us.
+      const timeval timeout{3, 0};
+      setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout);
+      std::string body = in.substr(end + 4);
+      while (body.size() < length && (got = recv(fd, chunk, sizeof chunk, 0)) > 0)
+        body.append(chunk, static_cast<std::size_t>(got));
+      body_came_unasked_ = body.size() == length;
+      const std::string reply = respond_(headers_, body);
+      ::send(fd, reply.data(), reply.size(), MSG_NOSIGNAL);
+    }
+    close(fd);
+  }
+
+  Responder respond_;
+  int listen_fd_;
+  Endpoint endpoint_;
+  std::thread thread_;
+  std::string headers_;
+  bool body_came_unasked_ = false;
+};
+
+std::string http_200(const std::string& body) {
+  return "HTTP/1.1 200 OK\r\nContent-Type: text/xml\r\nContent-Length: " +
+         std::to_string(body.size()) + "\r\n\r\n" + body;
+}
+
+// ---- the fixture: one server for the suite ----
+
+const StackEntry& stack() {
+  static const StackEntry entry = xmlrpc::xmlrpc_c_stack();
+  return entry;
+}
+
+// The codec's documented double loss applies to the stack as well.
+DoubleFidelity fidelity() { return xmlrpc::make_xmlrpc_codec()->double_fidelity(); }
+
+class XmlrpcStack : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() { server_ = stack().start_server(service(), ServerOptions{}); }
+  static void TearDownTestSuite() { server_.reset(); }
+
+  static Service& service() {
+    static Service s;
+    return s;
+  }
+  static Endpoint endpoint() { return server_->endpoint(); }
+
+  void SetUp() override { client_ = stack().connect(endpoint(), "xmlrpc"); }
+
+  // A raw request on a new connection.
+  static Socket::Reply exchange(const std::string& request) {
+    Socket s(endpoint());
+    EXPECT_TRUE(s.send_all(request));
+    return s.read_reply();
+  }
+
+  static void expect_fault(const Socket::Reply& reply, int code, const std::string& text = "") {
+    ASSERT_EQ(reply.status, 200) << reply.headers;
+    const auto outcome = outcome_of(reply);
+    ASSERT_FALSE(outcome.succeeded()) << reply.body;
+    EXPECT_EQ(outcome.getFault().getCode(), code) << outcome.getFault().getDescription();
+    EXPECT_NE(outcome.getFault().getDescription().find(text), std::string::npos)
+        << outcome.getFault().getDescription();
+  }
+
+  static void expect_serving() {
+    const auto reply = exchange(post(call_xml("wsbench.ping")));
+    ASSERT_EQ(reply.status, 200);
+    const auto outcome = outcome_of(reply);
+    ASSERT_TRUE(outcome.succeeded());
+    EXPECT_EQ(xmlrpc_c::value_string(outcome.getResult()).cvalue(), kPingReply);
+  }
+
+  static std::unique_ptr<Server> server_;
+  std::unique_ptr<Client> client_;
+};
+
+std::unique_ptr<Server> XmlrpcStack::server_;
+
+TEST_F(XmlrpcStack, PingAndPrimes) {
+  EXPECT_EQ(client_->ping(), kPingReply);
+  EXPECT_EQ(client_->primes(10), "FIRST 10 numbers: 2 3 5 7 11 13 17 19 23 29");
+  EXPECT_EQ(client_->primes(0), "FIRST 0 numbers:");
+}
+
+TEST_F(XmlrpcStack, GetReturnsEachKind) {
+  for (const char* label : {"text", "ints/200", "strings/200", "objects/200", "message-a/100",
+                            "message-b/128KiB", "binary/1MiB", "gml/10"}) {
+    const PayloadSpec spec = parse_spec(label);
+    Payload out;
+    client_->get(spec, out);
+    EXPECT_EQ(describe_difference(generate(spec), out, fidelity()), "") << label;
+  }
+}
+
+TEST_F(XmlrpcStack, EchoReturnsWhatWasSent) {
+  for (const char* label : {"message-a/100", "message-b/128KiB"}) {
+    const Payload sent = generate(parse_spec(label));
+    Payload out;
+    client_->echo(sent, out);
+    EXPECT_TRUE(out == sent) << label;
+  }
+  const auto codec = xmlrpc::make_xmlrpc_codec();
+  int echoed = 0;
+  for (const auto& [name, payload] : testing::conformance_payloads()) {
+    Payload out;
+    if (!codec->unsupported(payload).empty()) {
+      // Refused before anything is sent, as the codec refuses to encode it.
+      EXPECT_THROW(client_->echo(payload, out), std::invalid_argument) << name;
+      continue;
+    }
+    client_->echo(payload, out);
+    EXPECT_EQ(describe_difference(payload, out, fidelity()), "") << name;
+    ++echoed;
+  }
+  EXPECT_GT(echoed, 10);
+}
+
+TEST_F(XmlrpcStack, MessagingLifecycle) {
+  const auto a = std::get<Message>(generate(parse_spec("message-a/100")));
+  const auto b = std::get<Message>(generate(parse_spec("message-b/128KiB")));
+  const std::string queue = client_->register_client();
+  ASSERT_FALSE(queue.empty());
+  std::vector<Message> got;
+  client_->receive_messages(queue, got);
+  EXPECT_TRUE(got.empty());
+  client_->send_message(queue, a);
+  client_->send_message(queue, b);
+  client_->send_message(queue, Message{});
+  client_->receive_messages(queue, got);
+  ASSERT_EQ(got.size(), 3u);
+  EXPECT_TRUE(got[0] == a);
+  EXPECT_TRUE(got[1] == b);
+  EXPECT_TRUE(got[2] == Message{});
+  client_->receive_messages(queue, got);
+  EXPECT_TRUE(got.empty()) << "receive drains the queue";
+  client_->unregister_client(queue);
+  for (const auto& refused : std::vector<std::function<void()>>{
+           [&] { client_->send_message(queue, a); }, [&] { client_->receive_messages(queue, got); },
+           [&] { client_->unregister_client(queue); }}) {
+    try {
+      refused();
+      ADD_FAILURE() << "a call on an unregistered queue succeeded";
+    } catch (const FaultError& e) {
+      EXPECT_EQ(e.code(), xmlrpc::kFaultNotFound) << e.what();
+      EXPECT_NE(std::string(e.what()).find("XML-RPC fault 404: no queue"), std::string::npos)
+          << e.what();
+    }
+  }
+  EXPECT_EQ(client_->ping(), kPingReply) << "the connection survives faults";
+}
+
+TEST_F(XmlrpcStack, ConcurrentClientsAreServedApart) {
+  // A connection thread each, one registry and guard per thread.
+  std::atomic<int> wrong{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&wrong, t] {
+      try {
+        const auto client = stack().connect(endpoint(), "xmlrpc");
+        const std::string queue = client->register_client();
+        std::vector<Message> got;
+        for (int i = 0; i < 25; ++i) {
+          Message m;
+          m.meta.timestamp = t * 1000 + i;
+          m.attachment = Bytes(1000 * t, static_cast<std::uint8_t>(i));
+          client->send_message(queue, m);
+          client->receive_messages(queue, got);
+          if (got.size() != 1 || !(got[0] == m)) ++wrong;
+        }
+        client->unregister_client(queue);
+      } catch (const std::exception&) {
+        ++wrong;
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(wrong, 0);
+}
+
+TEST_F(XmlrpcStack, ServiceLimitsAreFaultsWithStableCodes) {
+  const auto code_of = [](const std::function<void()>& call) {
+    try {
+      call();
+    } catch (const FaultError& e) {
+      return e.code();
+    }
+    return 0;
+  };
+  Payload out;
+  EXPECT_EQ(code_of([&] { client_->get(parse_spec("ints/100000000"), out); }),
+            xmlrpc::kFaultTooLarge);
+  EXPECT_EQ(code_of([&] { client_->primes(2'000'000'000); }), xmlrpc::kFaultTooLarge);
+  // Above 2^31 - 1 the count goes as <i8>.
+  EXPECT_EQ(code_of([&] { client_->primes(4'000'000'000U); }), xmlrpc::kFaultTooLarge);
+  EXPECT_EQ(client_->ping(), kPingReply);
+}
+
+TEST_F(XmlrpcStack, MulticallRunsSeveralCallsInOneRequest) {
+  const auto entry = [](const char* method, xmlrpc_c::carray params) {
+    xmlrpc_c::cstruct call;
+    call.emplace("methodName", xmlrpc_c::value_string(method));
+    call.emplace("params", xmlrpc_c::value_array(params));
+    return xmlrpc_c::value_struct(call);
+  };
+  xmlrpc_c::paramList params;
+  params.add(xmlrpc_c::value_array(
+      {entry("wsbench.ping", {}), entry("wsbench.primes", {xmlrpc_c::value_int(3)}),
+       entry("wsbench.unregisterClient", {xmlrpc_c::value_string("no-such-queue")})}));
+  std::string xml;
+  xmlrpc_c::xml::generateCall("system.multicall", params, &xml);
+  const auto reply = exchange(post(xml));
+  ASSERT_EQ(reply.status, 200);
+  const auto outcome = outcome_of(reply);
+  ASSERT_TRUE(outcome.succeeded()) << reply.body;
+  const auto results = xmlrpc_c::value_array(outcome.getResult()).cvalue();
+  ASSERT_EQ(results.size(), 3u);
+  // Each result is a one-element array, each fault a fault struct.
+  EXPECT_EQ(xmlrpc_c::value_string(xmlrpc_c::value_array(results[0]).cvalue().at(0)).cvalue(),
+            kPingReply);
+  EXPECT_EQ(xmlrpc_c::value_string(xmlrpc_c::value_array(results[1]).cvalue().at(0)).cvalue(),
+            "FIRST 3 numbers: 2 3 5");
+  const auto fault = xmlrpc_c::value_struct(results[2]).cvalue();
+  EXPECT_EQ(xmlrpc_c::value_int(fault.at("faultCode")).cvalue(), xmlrpc::kFaultNotFound);
+}
+
+TEST_F(XmlrpcStack, ARequestBuiltByHandIsServed) {
+  // As a third party writes it: no XML declaration, <int> for i4, no
+  // User-Agent, HTTP/1.0-style close.
+  const std::string body =
+      "<methodCall><methodName>wsbench.get</methodName><params><param><value>"
+      "<string>text</string></value></param></params></methodCall>";
+  const auto reply = exchange(
+      "POST /RPC2 HTTP/1.1\r\nHost: x\r\nContent-Type: text/xml\r\nConnection: close\r\n"
+      "Content-Length: " +
+      std::to_string(body.size()) + "\r\n\r\n" + body);
+  ASSERT_EQ(reply.status, 200) << reply.headers;
+  EXPECT_NE(reply.headers.find("text/xml"), std::string::npos) << reply.headers;
+  // Checked with libxml2, independently of xmlrpc-c.
+  std::unique_ptr<xmlDoc, decltype(&xmlFreeDoc)> doc(
+      xmlReadMemory(reply.body.data(), static_cast<int>(reply.body.size()), "reply.xml", nullptr,
+                    XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING),
+      xmlFreeDoc);
+  ASSERT_NE(doc, nullptr) << reply.body;
+  std::unique_ptr<xmlXPathContext, decltype(&xmlXPathFreeContext)> ctx(
+      xmlXPathNewContext(doc.get()), xmlXPathFreeContext);
+  std::unique_ptr<xmlXPathObject, decltype(&xmlXPathFreeObject)> name(
+      xmlXPathEvalExpression(
+          reinterpret_cast<const xmlChar*>("string(/methodResponse/params/param/value/struct/"
+                                           "member/name)"),
+          ctx.get()),
+      xmlXPathFreeObject);
+  ASSERT_NE(name, nullptr);
+  EXPECT_STREQ(reinterpret_cast<const char*>(name->stringval), "text");
+}
+
+TEST_F(XmlrpcStack, BadCallsGetFaultsAndTheConnectionStaysUsable) {
+  Socket s(endpoint());
+  const auto send_and_read = [&](const std::string& body) {
+    EXPECT_TRUE(s.send_all(post(body)));
+    return s.read_reply();
+  };
+  expect_fault(send_and_read("<methodCall><methodName>x</methodName></params></methodCall>"), -503,
+               "not valid XML");
+  expect_fault(send_and_read(call_xml("no.such.method")), -506, "no.such.method");
+  // The server's guard: xmlrpc-c's parser would crash on this <i8> (as it
+  // does behind xmlrpc_c::serverAbyss), accept garbage base64, and expand
+  // entities without bound.
+  expect_fault(send_and_read(call_xml("wsbench.primes", param("<i8>12x</i8>"))),
+               xmlrpc::kFaultUnparseable, "64-bit integer");
+  expect_fault(send_and_read(call_xml("wsbench.echo", param("<struct><member><name>binary</name>"
+                                                            "<value><base64>!!!!</base64></value>"
+                                                            "</member></struct>"))),
+               xmlrpc::kFaultUnparseable, "base64");
+  expect_fault(send_and_read("<?xml version=\"1.0\"?><!DOCTYPE m [<!ENTITY a \"a\">]>" +
+                             call_xml("wsbench.ping")),
+               xmlrpc::kFaultUnparseable, "DOCTYPE");
+  expect_fault(send_and_read(call_xml("wsbench.ping").substr(0, 80)), xmlrpc::kFaultUnparseable,
+               "does not end with </methodCall>");
+  // Parameters that do not fit the method.
+  const int bad = xmlrpc::kFaultBadRequest;
+  expect_fault(send_and_read(call_xml("wsbench.get")), bad, "takes 1 parameter, not 0");
+  expect_fault(send_and_read(call_xml("wsbench.get", param("<i4>3</i4>"))), bad, "label is INT");
+  expect_fault(send_and_read(call_xml("wsbench.get", param("<string>video/3</string>"))), bad,
+               "video");
+  expect_fault(send_and_read(call_xml("wsbench.echo", param("<string>x</string>"))), bad,
+               "payload value is STRING");
+  expect_fault(send_and_read(call_xml("wsbench.primes", param("<i4>-1</i4>"))), bad, "n must be");
+  expect_fault(send_and_read(call_xml("wsbench.primes", param("<string>7</string>"))), bad,
+               "n is STRING");
+  expect_fault(send_and_read(call_xml("wsbench.ping", param("<i4>1</i4>"))), bad,
+               "takes 0 parameters, not 1");
+  expect_fault(send_and_read(call_xml("wsbench.sendMessage",
+                                      param("<string>1</string>") + param("<struct></struct>"))),
+               bad, "missing member 'recipient'");
+  // Still the same connection.
+  EXPECT_TRUE(s.send_all(post(call_xml("wsbench.ping"))));
+  const auto reply = s.read_reply();
+  ASSERT_TRUE(outcome_of(reply).succeeded());
+  EXPECT_EQ(xmlrpc_c::value_string(outcome_of(reply).getResult()).cvalue(), kPingReply);
+}
+
+TEST(XmlrpcStackServer, TheLibraryAloneCrashesOnABadI8InACall) {
+  // Why the server runs the guard before the registry parses a call: the
+  // parser xmlrpc_c::serverAbyss would hand this body to dies on it (the
+  // fault message is formatted with two %s and one argument).
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_DEATH(
+      {
+        std::string method;
+        xmlrpc_c::paramList params;
+        xmlrpc_c::xml::parseCall(call_xml("wsbench.primes", param("<i8>12x</i8>")), &method,
+                                 &params);
+      },
+      "");
+}
+
+TEST_F(XmlrpcStack, HttpErrorsForWhatIsNotAnXmlRpcCall) {
+  EXPECT_EQ(exchange("GET /RPC2 HTTP/1.1\r\nHost: x\r\n\r\n").status, 405);
+  EXPECT_EQ(exchange(post(call_xml("wsbench.ping"), "/other")).status, 404);
+  EXPECT_EQ(exchange("POST /RPC2 HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n"
+                     "5\r\n<a/>\n\r\n0\r\n\r\n")
+                .status,
+            411);
+  EXPECT_EQ(exchange("POST /RPC2 HTTP/1.1\r\nHost: x\r\nContent-Length: 12x\r\n\r\n").status, 400);
+  expect_serving();
+}
+
+TEST_F(XmlrpcStack, TruncatedRequestsDoNotStopTheServer) {
+  {
+    // Content-Length promises more than is sent, then the client closes
+    // its end: xmlrpc-c's handler answers a body that stops short with 408
+    // (its word for "the client did not send the rest") and closes.
+    Socket s(endpoint());
+    const std::string whole = post(call_xml("wsbench.ping"));
+    ASSERT_TRUE(s.send_all(whole.substr(0, whole.size() - 20)));
+    s.shutdown_write();
+    const auto reply = s.read_reply();
+    EXPECT_EQ(reply.status, 408) << reply.headers;
+    EXPECT_NE(reply.body.find("POST data"), std::string::npos) << reply.body;
+  }
+  {
+    // The header alone, then close.
+    Socket s(endpoint());
+    ASSERT_TRUE(s.send_all("POST /RPC2 HTTP/1.1\r\nHost: x\r\nContent-Len"));
+  }
+  expect_serving();
+}
+
+TEST_F(XmlrpcStack, ServerMarksAllFourPhasePoints) {
+  client_->ping();  // connected
+  for (const auto& call : std::vector<std::function<void()>>{
+           [&] { client_->ping(); },
+           [&] {
+             Payload out;
+             client_->echo(generate(parse_spec("message-a/10")), out);
+           }}) {
+    server_probe().begin_request();
+    call();
+    Timeline t = client_->last_timeline();
+    server_probe().collect(t);
+    EXPECT_EQ(t[kRequestWritten], 0) << "libcurl hides it";
+    for (const Mark m : {kInvoke, kRequestReceived, kParsed, kServiced, kMarshalled,
+                         kResponseReceived, kDecoded}) {
+      EXPECT_NE(t[m], 0) << kPhaseNames[m];
+    }
+    EXPECT_LE(t[kInvoke], t[kRequestReceived]);
+    EXPECT_LE(t[kRequestReceived], t[kParsed]);
+    EXPECT_LE(t[kParsed], t[kServiced]);
+    EXPECT_LE(t[kServiced], t[kMarshalled]);
+    EXPECT_LE(t[kMarshalled], t[kResponseReceived]);
+    EXPECT_LE(t[kResponseReceived], t[kDecoded]);
+    const auto phases = phases_of(t);
+    ASSERT_EQ(phases.size(), 6u);
+    EXPECT_EQ(phases[0].name, "client_marshal+request_transfer");
+  }
+}
+
+TEST_F(XmlrpcStack, OneClientKeepsOneConnectionWithNoDelayOnBothEnds) {
+  const std::uint16_t port = endpoint().port;
+  client_->ping();
+  const auto first = connections(port, 0);
+  ASSERT_FALSE(first.empty());
+  // The connection(s) the server accepted from this client: the one whose
+  // peer is a socket of ours with the server as its peer.
+  std::set<std::uint16_t> client_ports;
+  for (const auto& c : connections(0, port)) client_ports.insert(c.local_port);
+  for (int i = 0; i < 50; ++i) client_->ping();
+  Payload out;
+  client_->get(parse_spec("binary/256KiB"), out);
+  std::set<std::uint16_t> after;
+  for (const auto& c : connections(0, port)) after.insert(c.local_port);
+  EXPECT_EQ(after, client_ports) << "a new connection appeared";
+  ASSERT_EQ(after.size(), 1u) << "one client, one connection";
+  const std::uint16_t client_port = *after.begin();
+  for (const auto& c : connections(port, client_port))
+    EXPECT_TRUE(nodelay(c.fd)) << "server side, accepted socket";
+  for (const auto& c : connections(client_port, port))
+    EXPECT_TRUE(nodelay(c.fd)) << "client side, libcurl's socket";
+  EXPECT_EQ(connections(port, client_port).size(), 1u);
+}
+
+TEST(XmlrpcStackServer, ConnectionThreadsArePinnedNamedAndBlockSigpipe) {
+  Service service;
+  ServerOptions options;
+  const int cpu = affinity_of(0).empty() ? 0 : *affinity_of(0).rbegin();
+  options.cpu = cpu;
+  const auto before = threads_named("xmlrpc-abyss");
+  auto server = stack().start_server(service, options);
+  // Two open connections, each with a request served.
+  Socket a(server->endpoint()), b(server->endpoint());
+  for (Socket* s : {&a, &b}) {
+    ASSERT_TRUE(s->send_all(post(call_xml("wsbench.ping"))));
+    ASSERT_EQ(s->read_reply().status, 200);
+  }
+  const auto threads = threads_named("xmlrpc-abyss");
+  ASSERT_GE(threads.size(), before.size() + 3) << "the accept thread and one per connection";
+  for (const pid_t tid : threads) {
+    if (std::find(before.begin(), before.end(), tid) != before.end()) continue;
+    EXPECT_EQ(affinity_of(tid), std::set<int>{cpu}) << "thread " << tid;
+    EXPECT_TRUE(blocks_sigpipe(tid)) << "thread " << tid;
+  }
+  EXPECT_NE(affinity_of(0).size(), 0u);
+}
+
+TEST(XmlrpcStackServer, OversizedBodiesGet413AndServingGoesOn) {
+  Service service;
+  ServerOptions options;
+  options.limits.max_body_bytes = 64 * 1024;
+  auto server = stack().start_server(service, options);
+  {
+    // Declared and sent: the 413 arrives whole, then the server closes.
+    const std::string body =
+        call_xml("wsbench.echo", param("<base64>" + std::string(100'000, 'A') + "</base64>"));
+    Socket s(server->endpoint());
+    s.send_all(post(body));
+    const auto reply = s.read_reply();
+    EXPECT_EQ(reply.status, 413) << reply.headers;
+    EXPECT_NE(reply.headers.find("Connection: close"), std::string::npos) << reply.headers;
+    EXPECT_NE(reply.body.find("exceeds the limit of 65536"), std::string::npos) << reply.body;
+    EXPECT_TRUE(s.closed_by_peer());
+  }
+  {
+    // Declared, never sent.
+    Socket s(server->endpoint());
+    s.send_all("POST /RPC2 HTTP/1.1\r\nHost: x\r\nContent-Length: 100000000000\r\n\r\n");
+    s.shutdown_write();
+    EXPECT_EQ(s.read_reply().status, 413);
+  }
+  // Through the client: a CallError naming the status; the next call opens
+  // a new connection (the server closed the old one after its 413).
+  const auto client = stack().connect(server->endpoint(), "xmlrpc");
+  Payload out;
+  try {
+    client->echo(Binary{Bytes(200'000, 7)}, out);
+    ADD_FAILURE() << "an oversized echo succeeded";
+  } catch (const FaultError& e) {
+    ADD_FAILURE() << "a fault instead of HTTP 413: " << e.what();
+  } catch (const CallError& e) {
+    EXPECT_NE(std::string(e.what()).find("413"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(client->ping(), kPingReply);
+  client->echo(Binary{Bytes(1000, 7)}, out);
+  EXPECT_TRUE(out == Payload(Binary{Bytes(1000, 7)}));
+}
+
+TEST(XmlrpcStackServer, StartupErrorsAndStop) {
+  Service service;
+  ServerOptions over;
+  over.limits.max_body_bytes = xmlrpc::kXmlSizeLimit + 1;
+  EXPECT_THROW(stack().start_server(service, over), std::invalid_argument);
+
+  auto server = stack().start_server(service, ServerOptions{});
+  ServerOptions same;
+  same.listen = server->endpoint();
+  try {
+    stack().start_server(service, same);
+    ADD_FAILURE() << "two servers on one port";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find(same.listen.to_string()), std::string::npos) << e.what();
+  }
+  ServerOptions nowhere;
+  nowhere.listen.host = "192.0.2.1";  // TEST-NET-1: no interface has it
+  EXPECT_THROW(stack().start_server(service, nowhere), std::runtime_error);
+
+  const auto client = stack().connect(server->endpoint(), "xmlrpc");
+  EXPECT_EQ(client->ping(), kPingReply);
+  const auto start = now_ns();
+  server->stop();
+  server->stop();
+  // Abyss polls for its connection threads every 2 s.
+  EXPECT_LT(now_ns() - start, std::int64_t{5'000'000'000});
+  EXPECT_THROW(client->ping(), CallError) << "stopped means closed";
+  EXPECT_THROW(stack().connect(server->endpoint(), "json"), std::invalid_argument);
+}
+
+TEST(XmlrpcStackClient, SendsNoExpect100Continue) {
+  // 2 MiB of binary is about 2.8 MB of XML, past the 1 MiB over which
+  // libcurl 7.88 would ask for a 100 Continue first.
+  const Payload big = Binary{Bytes(2 << 20, 0x5a)};
+  std::string reply_body;
+  xmlrpc::make_xmlrpc_codec()->encode(big, reply_body);
+  FakeServer fake([&](const std::string&, const std::string&) { return http_200(reply_body); });
+  const auto client = stack().connect(fake.endpoint(), "xmlrpc");
+  Payload out;
+  client->echo(big, out);
+  EXPECT_TRUE(out == big);
+  EXPECT_TRUE(fake.body_came_unasked()) << "the client waited for a 100 Continue";
+  EXPECT_EQ(fake.headers().find("100-continue"), std::string::npos) << fake.headers();
+  EXPECT_NE(fake.headers().find("Content-Type: text/xml"), std::string::npos) << fake.headers();
+}
+
+TEST(XmlrpcStackClient, BadRepliesAreCallErrorsNotCrashes) {
+  const auto reply_with = [](const std::string& raw) {
+    FakeServer fake([&](const std::string&, const std::string&) { return raw; });
+    const auto client = stack().connect(fake.endpoint(), "xmlrpc");
+    try {
+      client->ping();
+    } catch (const FaultError& e) {
+      return "fault " + std::to_string(e.code()) + ": " + e.what();
+    } catch (const CallError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  // xmlrpc_c::client_xml would crash parsing this.
+  EXPECT_NE(reply_with(http_200("<?xml version=\"1.0\"?><methodResponse><params><param><value>"
+                                "<i8>12x</i8></value></param></params></methodResponse>"))
+                .find("malformed response"),
+            std::string::npos);
+  EXPECT_NE(reply_with(http_200("<?xml version=\"1.0\"?><methodResponse><params><param><value>"
+                                "<i4>1</i4></value></param></params></methodResponse>"))
+                .find("unexpected reply: ping reply is INT"),
+            std::string::npos);
+  EXPECT_NE(reply_with("HTTP/1.1 500 Oops\r\nContent-Length: 2\r\n\r\nno").find("500"),
+            std::string::npos);
+  EXPECT_NE(reply_with("").find("xmlrpc-c: wsbench.ping:"), std::string::npos)
+      << "a connection closed without a reply";
+  EXPECT_NE(reply_with(http_200("<?xml version=\"1.0\"?><methodResponse><fault><value><struct>"
+                                "<member><name>faultCode</name><value><int>7</int></value></member>"
+                                "<member><name>faultString</name><value>no</value></member>"
+                                "</struct></value></fault></methodResponse>"))
+                .find("fault 7: XML-RPC fault 7: no"),
+            std::string::npos);
+}
+
+}  // namespace
+}  // namespace wsb

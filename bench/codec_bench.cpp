@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "common/codec.h"
+#include "instruction_count.h"
 #include "payload_cache.h"
 
 namespace wsb::bench {
@@ -74,6 +75,7 @@ void run_step(benchmark::State& state, const CodecEntry& entry, Step step,
   std::string out;
   Payload decoded;
 
+  const CountedRegion counted;
   switch (step) {
     case Step::encode:
       for (auto _ : state) {
@@ -151,6 +153,7 @@ void run_memcpy(benchmark::State& state, const PayloadSpec& spec) {
   const std::size_t size = raw_size(payload);
   const std::string source(size, 'x');
   std::string destination(size, '\0');
+  const CountedRegion counted;
   for (auto _ : state) {
     // Timed: memcpy of raw_bytes between two preallocated buffers.
     std::memcpy(destination.data(), source.data(), size);

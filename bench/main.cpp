@@ -34,9 +34,9 @@ int main(int argc, char** argv) {
       "in-process one (repeatable)")(
       "iterations", po::value(&iterations)->default_value(0),
       "run every case for exactly this many iterations (0: Google Benchmark decides); "
-      "scripts/count uses it")(
-      "wire-sizes", "print the bytes on the wire of every operation for message-a and "
-      "message-b, then exit")(
+      "scripts/count uses it")("wire-sizes",
+                               "print the bytes on the wire of every operation for message-a and "
+                               "message-b, then exit")(
       "list-codecs", "list the registered codecs and stacks and exit");
   po::variables_map vm;
   try {

@@ -6,6 +6,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 
 #include "common/byte_relay.h"
 #include "common/clock.h"
@@ -14,6 +15,7 @@
 #include "common/service.h"
 #include "common/stats.h"
 #include "common/tcp_floor.h"
+#include "instruction_count.h"
 #include "payload_cache.h"
 
 namespace wsb::bench {
@@ -47,7 +49,7 @@ struct RttCase {
   const StackEntry* stack;
   std::string codec;
   Op op;
-  PayloadSpec spec;       // get, echo, send, receive
+  PayloadSpec spec;  // get, echo, send, receive
   std::uint32_t primes = 0;
   Placement placement;
 
@@ -256,6 +258,7 @@ void run_rtt(benchmark::State& state, const RttCase& c) {
   std::map<std::string, std::int64_t> phase_totals;
   std::int64_t phase_sum = 0;
   Timeline t{};
+  std::optional<CountedRegion> counted(std::in_place);
   for (auto _ : state) {
     runner.set_up();
     if (in_process) server_probe().begin_request();
@@ -276,6 +279,7 @@ void run_rtt(benchmark::State& state, const RttCase& c) {
     }
     runner.clean_up();
   }
+  counted.reset();
   if (const std::string diff = runner.check(); !diff.empty()) {
     state.SkipWithError(("reply changed during timing: " + diff).c_str());
     return;
@@ -325,7 +329,9 @@ std::vector<RttCase> rtt_cases(const RttOptions& options) {
   } else {
     // E3's largest arrays, where the studies saw XML-RPC degrade, and E5's
     // two messages.
-    get_payloads = {{Kind::ints, 3200}, {Kind::strings, 3200}, {Kind::objects, 3200},
+    get_payloads = {{Kind::ints, 3200},
+                    {Kind::strings, 3200},
+                    {Kind::objects, 3200},
                     {Kind::message_b, 128 * 1024}};
     echo_payloads = messages;
   }
@@ -376,8 +382,8 @@ int print_wire_sizes(const RttOptions& options) {
     std::printf("%-22s %-10s %17s %17s\n", "stack/codec", "operation", "request", "response");
     for (const auto& stack : all_stacks()) {
       for (const auto& codec : stack.codecs) {
-        for (const Op op : {Op::register_client, Op::send, Op::receive, Op::unregister, Op::ping,
-                            Op::echo}) {
+        for (const Op op :
+             {Op::register_client, Op::send, Op::receive, Op::unregister, Op::ping, Op::echo}) {
           const RttCase c{&stack, codec, op, spec, 0, options.placements.front()};
           const std::string who = stack.name + "/" + codec;
           try {

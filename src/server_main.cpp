@@ -31,8 +31,8 @@ int main(int argc, char** argv) {
       "listen", po::value(&listens)->composing(),
       "STACK=HOST:PORT to serve a stack there (repeatable); stacks not named listen on "
       "127.0.0.1 with an ephemeral port, unless --only is given")(
-      "only", "serve only the stacks named by --listen")(
-      "cpu", po::value(&cpu), "pin every server thread to this vCPU");
+      "only", "serve only the stacks named by --listen")("cpu", po::value(&cpu),
+                                                         "pin every server thread to this vCPU");
   po::variables_map vm;
   std::map<std::string, wsb::Endpoint> endpoints;
   try {
@@ -82,7 +82,8 @@ int main(int argc, char** argv) {
 
   int received = 0;
   sigwait(&signals, &received);
-  std::fprintf(stderr, "wsbench-server: %s, shutting down\n", received == SIGINT ? "SIGINT" : "SIGTERM");
+  std::fprintf(stderr, "wsbench-server: %s, shutting down\n",
+               received == SIGINT ? "SIGINT" : "SIGTERM");
   for (auto& server : servers) server->stop();
   return 0;
 }

@@ -140,8 +140,8 @@ TEST_P(Malformed, TruncationsAreRejected) {
     // Cut points spread over the whole body, the last one just before its
     // final significant byte (trailing white space is not content).
     const std::size_t last = wire.find_last_not_of(" \t\r\n");
-    for (const std::size_t cut : {std::size_t{1}, wire.size() / 7, wire.size() / 3,
-                                  wire.size() / 2, wire.size() * 5 / 6, last}) {
+    for (const std::size_t cut : {std::size_t{1}, wire.size() / 7, wire.size() / 3, wire.size() / 2,
+                                  wire.size() * 5 / 6, last}) {
       expect_rejected(std::string_view(wire).substr(0, cut), original,
                       std::string(label) + " cut at " + std::to_string(cut) + " of " +
                           std::to_string(wire.size()));

@@ -66,8 +66,8 @@ bool ByteRelay::forward(int from, int to, bool towards_server) {
   }
   std::size_t done = 0;
   while (done < static_cast<std::size_t>(got)) {
-    const ssize_t put = ::send(to, buffer.data() + done, static_cast<std::size_t>(got) - done,
-                               MSG_NOSIGNAL);
+    const ssize_t put =
+        ::send(to, buffer.data() + done, static_cast<std::size_t>(got) - done, MSG_NOSIGNAL);
     if (put < 0) {
       if (errno == EINTR) continue;
       return false;
@@ -170,8 +170,7 @@ void ByteRelay::pump(int client_fd) {
 namespace {
 
 bool iequals(std::string_view a, std::string_view b) {
-  return a.size() == b.size() &&
-         std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
            return std::tolower(static_cast<unsigned char>(x)) ==
                   std::tolower(static_cast<unsigned char>(y));
          });
@@ -179,7 +178,8 @@ bool iequals(std::string_view a, std::string_view b) {
 
 std::string_view trim(std::string_view s) {
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r'))
+    s.remove_suffix(1);
   return s;
 }
 
@@ -222,7 +222,8 @@ HttpSizes http_sizes(std::string_view stream) {
       while (true) {
         const auto eol = stream.find("\r\n", used);
         if (eol == std::string_view::npos) not_http("chunk size without an end");
-        const std::size_t chunk = std::stoull(std::string(stream.substr(used, eol - used)), nullptr, 16);
+        const std::size_t chunk =
+            std::stoull(std::string(stream.substr(used, eol - used)), nullptr, 16);
         used = eol + 2 + chunk + 2;
         if (chunk == 0) break;
       }

@@ -178,8 +178,8 @@ template <class T>
 std::string first_vector_difference(std::string_view what, const std::vector<T>& a,
                                     const std::vector<T>& b, const Same& same = {}) {
   if (a.size() != b.size())
-    return std::string(what) + " count " + std::to_string(a.size()) + " != " +
-           std::to_string(b.size());
+    return std::string(what) + " count " + std::to_string(a.size()) +
+           " != " + std::to_string(b.size());
   for (std::size_t i = 0; i < a.size(); ++i)
     if (!same(a[i], b[i])) return std::string(what) + "[" + std::to_string(i) + "] differs";
   return {};

@@ -16,7 +16,9 @@ namespace wsb {
 
 enum Mark : std::size_t {
   kInvoke,            // client: the call starts
-  kRequestWritten,    // client: request bytes handed to the kernel
+  kRequestWritten,    // client: request encoded, about to be written. Marked
+                      // before the write, not after: on one vCPU the kernel
+                      // runs the woken server inside the client's send().
   kRequestReceived,   // server: request fully received
   kParsed,            // server: request decoded, service about to run
   kServiced,          // server: service done
@@ -28,8 +30,8 @@ enum Mark : std::size_t {
 
 // Names of the phase that ends at each point (index 0 unused).
 inline constexpr std::array<const char*, kPointCount> kPhaseNames = {
-    "", "client_marshal", "request_transfer", "server_parse", "service", "server_marshal",
-    "response_transfer", "client_parse"};
+    "",        "client_marshal", "request_transfer",  "server_parse",
+    "service", "server_marshal", "response_transfer", "client_parse"};
 
 using Timeline = std::array<std::int64_t, kPointCount>;
 

@@ -88,9 +88,9 @@ void Service::unregister_client(const std::string& queue) {
 
 std::string Service::primes(std::uint32_t n) const {
   if (n > limits_.max_primes)
-    throw ServiceError(ServiceError::Kind::too_large,
-                       "primes(" + std::to_string(n) + ") exceeds the limit of " +
-                           std::to_string(limits_.max_primes));
+    throw ServiceError(ServiceError::Kind::too_large, "primes(" + std::to_string(n) +
+                                                          ") exceeds the limit of " +
+                                                          std::to_string(limits_.max_primes));
   // Trial division by the primes found so far, as costa-bernardino's service
   // computes them afresh on every call: the point is the CPU work.
   std::vector<std::uint32_t> found;

@@ -4,11 +4,11 @@
 
 #include <cstdint>
 #include <map>
-#include <utility>
 #include <memory>
 #include <mutex>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "common/payload.h"
@@ -30,11 +30,11 @@ class ServiceError : public std::runtime_error {
 
 // Named limits; every one is enforced with a ServiceError, not a crash.
 struct ServiceLimits {
-  std::size_t max_array_items = 100'000;              // ints/strings/objects N
-  std::size_t max_records = 10'000;                   // message-a records
+  std::size_t max_array_items = 100'000;                 // ints/strings/objects N
+  std::size_t max_records = 10'000;                      // message-a records
   std::size_t max_binary_bytes = std::size_t{64} << 20;  // binary, message-b
-  std::size_t max_buildings = 10'000;                 // gml N
-  std::uint32_t max_primes = 1'000'000;               // primes(n)
+  std::size_t max_buildings = 10'000;                    // gml N
+  std::uint32_t max_primes = 1'000'000;                  // primes(n)
   std::size_t max_queues = 10'000;
   std::size_t max_messages_per_queue = 10'000;
 };

@@ -18,7 +18,8 @@ Percentiles percentiles(std::vector<std::int64_t>& samples) {
   p.p90 = rank(0.90);
   p.p99 = rank(0.99);
   p.max = static_cast<double>(samples.back());
-  p.mean = std::accumulate(samples.begin(), samples.end(), 0.0) / static_cast<double>(samples.size());
+  p.mean =
+      std::accumulate(samples.begin(), samples.end(), 0.0) / static_cast<double>(samples.size());
   p.count = samples.size();
   return p;
 }

@@ -100,7 +100,8 @@ void TcpFloor::serve() {
   std::vector<char> buffer;
   Header h{};
   while (read_exact(fd, reinterpret_cast<char*>(&h), sizeof h)) {
-    buffer.resize(std::max<std::size_t>({buffer.size(), static_cast<std::size_t>(h.request_bytes), static_cast<std::size_t>(h.response_bytes)}));
+    buffer.resize(std::max<std::size_t>({buffer.size(), static_cast<std::size_t>(h.request_bytes),
+                                         static_cast<std::size_t>(h.response_bytes)}));
     if (!read_exact(fd, buffer.data(), h.request_bytes)) break;
     if (!write_all(fd, buffer.data(), h.response_bytes)) break;
   }

@@ -28,8 +28,8 @@ class TcpFloor {
 
   // `iterations` exchanges (after a few warm-up ones), or fewer if
   // `budget_ns` runs out first; their percentiles.
-  Percentiles measure(std::size_t request_bytes, std::size_t response_bytes,
-                      std::size_t iterations, std::int64_t budget_ns);
+  Percentiles measure(std::size_t request_bytes, std::size_t response_bytes, std::size_t iterations,
+                      std::int64_t budget_ns);
 
  private:
   void serve();

@@ -48,8 +48,8 @@ struct ServerLimits {
 };
 
 struct ServerOptions {
-  Endpoint listen;                // port 0: ephemeral
-  std::optional<int> cpu;         // pin every server thread to this vCPU
+  Endpoint listen;         // port 0: ephemeral
+  std::optional<int> cpu;  // pin every server thread to this vCPU
   ServerLimits limits;
 };
 
@@ -84,7 +84,7 @@ class Client {
 };
 
 struct StackEntry {
-  std::string name;                 // "gsoap", "xmlrpc-c", "beast"
+  std::string name;  // "gsoap", "xmlrpc-c", "beast"
   std::string description;
   std::vector<std::string> codecs;  // codec names it can carry
   std::function<std::unique_ptr<Server>(Service&, const ServerOptions&)> start_server;

@@ -79,6 +79,7 @@ class BeastClient final : public Client {
       ec = {errno, boost::system::system_category()};
     if (ec) throw CallError("beast: cannot connect to " + where_ + ": " + ec.message());
     stream_ = TimedSocket(socket_.native_handle());
+    buffer_.reserve(kReadBufferBytes);
 
     for (Request* req : {&bodiless_, &with_body_}) {
       req->version(11);

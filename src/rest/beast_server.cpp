@@ -43,6 +43,7 @@
 #include <charconv>
 #include <list>
 #include <mutex>
+#include <system_error>
 #include <thread>
 
 #include "common/clock.h"
@@ -176,12 +177,17 @@ void append_duration(std::string& out, const char* name, std::int64_t ns) {
 class Session {
  public:
   Session(Service& service, const ServerLimits& limits, int fd)
-      : service_(service), limits_(limits), fd_(fd), stream_(fd) {}
+      : service_(service), limits_(limits), fd_(fd), stream_(fd) {
+    buffer_.reserve(kReadBufferBytes);
+  }
 
   // Serves requests until the client closes, an error ends the connection,
   // or the server shuts the socket down.
   void run() {
-    TimedSocket::set_idle_timeout(fd_, std::chrono::seconds(limits_.keepalive_timeout_s));
+    // Without the timeout a silent client would hold this thread forever:
+    // refuse the connection instead.
+    if (!TimedSocket::set_idle_timeout(fd_, std::chrono::seconds(limits_.keepalive_timeout_s)))
+      throw std::system_error(errno, std::generic_category(), "beast: SO_RCVTIMEO");
     while (serve_one()) {
     }
   }

@@ -131,38 +131,43 @@ class Operations final : public wsbenchService {
   // there is nothing to copy: nullptr is gSOAP's "no copy".
   wsbenchService* copy() override { return nullptr; }
 
-  // The generated serve() loop, with two changes: a fault the service
-  // raised does not end the connection, and each request's memory is
-  // released before the next one is read (the generated loop keeps it
-  // until the connection ends).
+  // The generated serve() loop, with three changes: a fault the service
+  // raised does not end the connection; a body that ends early gets a
+  // fault rather than silence; and each request's memory is released
+  // before the next one is read (the generated loop keeps it until the
+  // connection ends).
   int serve() override {
     soap->keep_alive = soap->max_keep_alive + 1;
     do {
       if (soap->keep_alive > 0 && soap->max_keep_alive > 0) soap->keep_alive--;
       entered_ = false;
-      c_.responding = false;
       c_.header_parsed = false;
-      if (soap_begin_serve(soap)) {
-        // SOAP_STOP and above: answered already (a GET).
-        if (soap->error >= SOAP_STOP) continue;
-        // gSOAP has sent its fault for a request it could not read, except
-        // where the body ran out first (garbage, a cut-off envelope): it
-        // takes that end of input for a vanished peer and answers nothing.
-        // After a complete HTTP header, the peer is still there: say why.
-        std::fprintf(stderr, "DEBUG error=%d header=%d errnum=%d c=%p ctx=%p\n", soap->error, int(c_.header_parsed), soap->errnum, static_cast<void*>(&c_), static_cast<void*>(soap));
-        if (soap->error == SOAP_EOF && c_.header_parsed) {
-          soap->keep_alive = 0;
-          soap_sender_fault(soap, "the request body ended before its SOAP envelope did", nullptr);
-          soap_send_fault(soap);
+      c_.responding = false;
+      bool fault_sent = false;  // soap_begin_serve sends its own
+      if (soap_begin_serve(soap) == SOAP_OK) {
+        if (dispatch() == SOAP_OK) {
+          release();
+          continue;
         }
-        return soap->error;
+      } else {
+        fault_sent = true;
       }
-      if (dispatch() && soap->error && soap->error < SOAP_STOP) {
-        // A request that failed before the operation ran may have left
-        // part of its body unread: close after the fault.
-        if (!entered_) soap->keep_alive = 0;
-        soap_send_fault(soap);
+      // SOAP_STOP and above: answered already (a GET).
+      if (soap->error >= SOAP_STOP) continue;
+      // gSOAP takes an end of input while reading a request for a vanished
+      // peer and answers nothing. Between requests it is one; after a
+      // complete HTTP header it is a body that ended early (garbage, a
+      // cut-off envelope) and the peer may still be listening: say why.
+      if (soap->error == SOAP_EOF) {
+        if (!c_.header_parsed) return SOAP_OK;
+        std::fprintf(stderr, "DEBUG sock=%d csock=%d keep=%d\n", soap->socket, c_.socket, soap->keep_alive);
+        soap_sender_fault(soap, "the request body ended before its SOAP envelope did", nullptr);
+        fault_sent = false;
       }
+      // A request that failed before the operation ran may have left part
+      // of its body unread: close after the fault.
+      if (!entered_) soap->keep_alive = 0;
+      if (!fault_sent) { int r = soap_send_fault(soap); std::fprintf(stderr, "DEBUG send_fault=%d err=%d\n", r, soap->error); }
       release();
     } while (soap->keep_alive);
     return SOAP_OK;
@@ -435,7 +440,6 @@ class GsoapServer final : public Server {
     c->server = this;
     c->ctx = ctx;
     c->socket = ctx->socket;
-    std::fprintf(stderr, "DEBUG fparse copied %d\n", int(ctx->fparse == &GsoapServer::parse_callback));
     ctx->user = c.get();
     ctx->frecv = timed_recv;
     ctx->fsend = timed_send;
@@ -480,9 +484,8 @@ class GsoapServer final : public Server {
   // reading it. An HTTP status returned here becomes gSOAP's reply (a
   // SOAP Fault with that status).
   static int parse_callback(Context* ctx) {
-    std::fprintf(stderr, "DEBUG parse_callback\n");
-    if (const int error = engine_io().parse(ctx)) { std::fprintf(stderr, "DEBUG parse err %d\n", error); return error;}
-    connection_of(ctx).header_parsed = true; std::fprintf(stderr, "DEBUG set %p ctx %p\n", static_cast<void*>(&connection_of(ctx)), static_cast<void*>(ctx));
+    if (const int error = engine_io().parse(ctx)) return error;
+    connection_of(ctx).header_parsed = true;
     if (ctx->length > ctx->recv_maxlength) return 413;
     return SOAP_OK;
   }

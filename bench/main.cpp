@@ -4,7 +4,9 @@
 #include <benchmark/benchmark.h>
 
 #include <boost/program_options.hpp>
+#include <algorithm>
 #include <iostream>
+#include <string_view>
 #include <string>
 #include <vector>
 
@@ -17,6 +19,18 @@
 namespace po = boost::program_options;
 
 int main(int argc, char** argv) {
+  // The default sweep has about a thousand cases: 0.1 s each (instead of
+  // Google Benchmark's 0.5 s) keeps it to a few minutes; an explicit
+  // --benchmark_min_time wins.
+  std::vector<char*> args(argv, argv + argc);
+  std::string min_time = "--benchmark_min_time=0.1";
+  if (std::none_of(args.begin(), args.end(), [](const char* a) {
+        return std::string_view(a).starts_with("--benchmark_min_time");
+      }))
+    args.insert(args.begin() + 1, min_time.data());
+  argc = static_cast<int>(args.size());
+  argv = args.data();
+
   // Google Benchmark consumes its flags first and leaves ours.
   benchmark::Initialize(&argc, argv);
 

@@ -104,7 +104,8 @@ void init_pool(const RttOptions& options) {
 // untimed clean-up, and the check of what came back.
 class OpRunner {
  public:
-  OpRunner(Client& client, const RttCase& c) : client_(client), c_(c) {
+  OpRunner(Client& client, const RttCase& c)
+      : client_(client), c_(c), fidelity_(find_codec(c.codec).make()->double_fidelity()) {
     if (c.op == Op::get || c.op == Op::echo || c.op == Op::send || c.op == Op::receive)
       payload_ = &cached_payload(c.spec);
     if (c.op == Op::send || c.op == Op::receive) {
@@ -181,13 +182,13 @@ class OpRunner {
         return text_ == kPingReply ? "" : "ping returned '" + text_ + "'";
       case Op::get:
       case Op::echo:
-        return describe_difference(*payload_, out_);
+        return describe_difference(*payload_, out_, fidelity_);
       case Op::register_client:
         return text_.empty() ? "empty queue id" : "";
       case Op::receive:
         if (messages_.size() != 1)
           return "received " + std::to_string(messages_.size()) + " messages, not 1";
-        return describe_difference(*message_, messages_.front());
+        return describe_difference(*message_, messages_.front(), fidelity_);
       case Op::primes:
         return text_ == expected_text_ ? "" : "primes reply differs";
       default:
@@ -198,6 +199,7 @@ class OpRunner {
  private:
   Client& client_;
   const RttCase& c_;
+  DoubleFidelity fidelity_;  // what the codec's library can carry
   const Payload* payload_ = nullptr;
   const Message* message_ = nullptr;
   std::string expected_text_;
@@ -257,6 +259,7 @@ void run_rtt(benchmark::State& state, const RttCase& c) {
   samples.reserve(static_cast<std::size_t>(state.max_iterations));
   std::map<std::string, std::int64_t> phase_totals;
   std::int64_t phase_sum = 0;
+  std::int64_t disordered = 0;  // calls whose points came out of order
   Timeline t{};
   std::optional<CountedRegion> counted(std::in_place);
   for (auto _ : state) {
@@ -273,6 +276,7 @@ void run_rtt(benchmark::State& state, const RttCase& c) {
 
     t = client->last_timeline();
     if (in_process) server_probe().collect(t);
+    if (!in_order(t)) ++disordered;
     for (const auto& phase : phases_of(t)) {
       phase_totals[phase.name] += phase.ns;
       phase_sum += phase.ns;
@@ -307,6 +311,7 @@ void run_rtt(benchmark::State& state, const RttCase& c) {
   // Phases measured inside the call against the call as timed around it:
   // should be within a few percent of 1.
   if (total > 0) state.counters["phase_sum_ratio"] = static_cast<double>(phase_sum) / total;
+  if (disordered > 0) state.counters["phase_disordered"] = static_cast<double>(disordered) / n;
   state.SetLabel(in_process ? "in-process server" : "remote server, no floor");
 }
 

@@ -58,7 +58,7 @@ def main(path):
             if b.get("error_occurred"):
                 errors.setdefault(b.get("error_message", "error"), []).append(name)
             else:
-                rtt_rows.append((name[4:], b))
+                rtt_rows.append((name[4:].removesuffix("/manual_time"), b))
             continue
         if parts[0] == "memcpy":
             step, codec, payload = "memcpy", "memcpy", "/".join(parts[1:])
@@ -111,23 +111,27 @@ def main(path):
                     "ping-pong of the same byte counts",
                     ["case", "p50", "p99", "floor p50", "p50/floor", "req bytes", "resp bytes"], rows)
 
+        # Seven columns, one per phase; a merged phase "a+b" (a point the
+        # stack does not expose) sits in column a and marks b with "^".
         order = ["client_marshal", "request_transfer", "server_parse", "service", "server_marshal",
                  "response_transfer", "client_parse"]
-        phase_names = []
-        for _, b in rtt_rows:
-            for k in b:
-                if k.startswith("phase:") and k not in phase_names:
-                    phase_names.append(k)
-        first = lambda k: order.index(k[6:-3].split("+")[0]) if k[6:-3].split("+")[0] in order else 99
-        phase_names.sort(key=first)
         rows = []
         for name, b in rtt_rows:
-            row = [name] + [fmt_time(b[k] * 1e3) if k in b else "" for k in phase_names]
+            cells = {}
+            for k, v in b.items():
+                if not k.startswith("phase:"):
+                    continue
+                parts = k[len("phase:"):-len("_us")].split("+")
+                if parts[0] in order:
+                    cells[parts[0]] = fmt_time(v * 1e3)
+                    for merged in parts[1:]:
+                        cells[merged] = "^"
+            row = [name] + [cells.get(p, "") for p in order]
             row.append(f"{b['phase_sum_ratio']:.3f}" if "phase_sum_ratio" in b else "-")
             rows.append(row)
-        print_table("phases, mean per call (a+b: merged where the stack exposes no point "
-                    "between them); sum/rtt should be ~1",
-                    ["case"] + [k[6:-3] for k in phase_names] + ["sum/rtt"], rows)
+        print_table("phases, mean per call ('^': merged into the phase to its left, the stack "
+                    "exposes no point between them); sum/rtt should be ~1",
+                    ["case"] + order + ["sum/rtt"], rows)
 
     if errors:
         print("\nskipped cases:")

@@ -22,6 +22,16 @@ ServerProbe& server_probe() {
   return probe;
 }
 
+bool in_order(const Timeline& t) {
+  std::int64_t last = 0;
+  for (const std::int64_t point : t) {
+    if (point == 0) continue;
+    if (point < last) return false;
+    last = point;
+  }
+  return true;
+}
+
 std::vector<Phase> phases_of(const Timeline& t) {
   std::vector<Phase> phases;
   if (t[kInvoke] == 0 || t[kDecoded] == 0) return phases;

@@ -60,6 +60,11 @@ struct Phase {
   std::int64_t ns = 0;
 };
 
+// True if the points present are in timeline order. A point out of order
+// means a stack marks it at the wrong moment (or a remote clock); phases_of
+// then merges across it, and the benchmark reports how often it happened.
+bool in_order(const Timeline& t);
+
 // Phases of one call; empty if kInvoke or kDecoded is missing.
 std::vector<Phase> phases_of(const Timeline& t);
 

@@ -23,9 +23,10 @@
 // transfer of earlier ones (counted in client_marshal) and parsing of
 // earlier blocks the arrival of later ones (counted in response_transfer).
 //
-// Errors: a SOAP Fault is a CallError "SOAP Fault <faultcode>: <faultstring>";
-// anything else (HTTP error status, transport failure, a reply that does
-// not parse) a CallError with gSOAP's description.
+// Errors: a SOAP Fault is a CallError "SOAP Fault <faultcode>: <faultstring>",
+// an HTTP error status without one "HTTP <status>: <gSOAP's description>",
+// anything else (transport failure, a reply that does not parse)
+// "gsoap/<codec>: <gSOAP's description>".
 #include <sys/socket.h>
 
 #include <stdexcept>
@@ -222,14 +223,14 @@ class GsoapClient final : public Client {
     soap_set_fault(ctx);
     const char* text = soap_fault_string(ctx);
     const char* detail = soap_fault_detail(ctx);
-    std::string what = name_ + ": ";
+    std::string what;
     if (error == SOAP_FAULT || error == SOAP_CLI_FAULT || error == SOAP_SVR_FAULT) {
       const char* code = *soap_faultcode(ctx);
-      what += "SOAP Fault ";
-      what += code != nullptr ? code : "?";
-      what += ": ";
+      what = "SOAP Fault " + std::string(code != nullptr ? code : "?") + ": ";
     } else if (error >= 100 && error < 600) {
-      what += "HTTP " + std::to_string(error) + ": ";
+      what = "HTTP " + std::to_string(error) + ": ";
+    } else {
+      what = name_ + ": ";
     }
     what += (text != nullptr && *text != '\0') ? text : "gSOAP error " + std::to_string(error);
     if (detail != nullptr && *detail != '\0') what += std::string(" (") + detail + ")";

@@ -152,22 +152,39 @@ class Operations final : public wsbenchService {
       } else {
         fault_sent = true;
       }
-      // SOAP_STOP and above: answered already (a GET).
-      if (soap->error >= SOAP_STOP) continue;
-      // gSOAP takes an end of input while reading a request for a vanished
-      // peer and answers nothing. Between requests it is one; after a
-      // complete HTTP header it is a body that ended early (garbage, a
-      // cut-off envelope) and the peer may still be listening: say why.
-      if (soap->error == SOAP_EOF) {
-        if (!c_.header_parsed) return SOAP_OK;
-        std::fprintf(stderr, "DEBUG sock=%d csock=%d keep=%d\n", soap->socket, c_.socket, soap->keep_alive);
-        soap_sender_fault(soap, "the request body ended before its SOAP envelope did", nullptr);
+      // SOAP_STOP up to SOAP_POST: answered already (a GET).
+      if (soap->error >= SOAP_STOP && soap->error < SOAP_POST) {
+        release();
+        continue;
+      }
+      // The peer closed the connection between requests.
+      if (soap->error == SOAP_EOF && !c_.header_parsed) return SOAP_OK;
+      // Two failures gSOAP leaves unanswered though the peer awaits a
+      // reply: an end of input inside the body (garbage, a cut-off
+      // envelope), which it takes for a vanished peer; and a body that does
+      // not begin with a SOAP envelope, which it takes for a REST payload
+      // (the error is then soap::status, SOAP_POST).
+      if (soap->error == SOAP_EOF || soap->error >= SOAP_POST) {
+        // No envelope was read, so no SOAP version either: answer in 1.1
+        // (without it gSOAP's faultcode reads "at source").
+        if (soap->version == 0) soap->version = 1;
+        soap_sender_fault(soap,
+                          soap->error == SOAP_EOF
+                              ? "the request body ended before its SOAP envelope did"
+                              : "the request body is not a SOAP envelope",
+                          nullptr);
         fault_sent = false;
       }
-      // A request that failed before the operation ran may have left part
-      // of its body unread: close after the fault.
-      if (!entered_) soap->keep_alive = 0;
-      if (!fault_sent) { int r = soap_send_fault(soap); std::fprintf(stderr, "DEBUG send_fault=%d err=%d\n", r, soap->error); }
+      if (entered_) {
+        // The service refused a request read to its end: the connection
+        // can go on.
+        send_fault_keeping_alive();
+      } else if (!fault_sent) {
+        // A request that failed before the operation ran may have left
+        // part of its body unread: gSOAP's soap_send_fault closes after the
+        // fault.
+        soap_send_fault(soap);
+      }
       release();
     } while (soap->keep_alive);
     return SOAP_OK;
@@ -271,6 +288,25 @@ class Operations final : public wsbenchService {
       if (!c_.responding) serviced();
       return soap_receiver_fault(soap, e.what(), nullptr);
     }
+  }
+
+  // soap_send_fault's reply without its forced close (it always ends the
+  // connection): the generated code's response sequence (counting pass,
+  // then the send) with the Fault as the Body. HTTP 500, as gSOAP sends it.
+  void send_fault_keeping_alive() {
+    const int status = soap->error;
+    soap_set_fault(soap);
+    soap->error = SOAP_OK;
+    soap->encodingStyle = nullptr;
+    soap_serializeheader(soap);
+    soap_serializefault(soap);
+    auto envelope = [&] {
+      return soap_envelope_begin_out(soap) || soap_putheader(soap) || soap_body_begin_out(soap) ||
+             soap_putfault(soap) || soap_body_end_out(soap) || soap_envelope_end_out(soap);
+    };
+    if (soap_begin_count(soap) || ((soap->mode & SOAP_IO_LENGTH) && envelope()) ||
+        soap_end_count(soap) || soap_response(soap, status) || envelope() || soap_end_send(soap))
+      soap_closesock(soap);
   }
 
   int client_fault(const char* what) {

@@ -11,12 +11,18 @@ import tempfile
 TIMEOUT_S = 900
 
 
+def ere_escape(text):
+    """Escapes for Google Benchmark's POSIX extended regex (re.escape's "\\-"
+    is not valid there)."""
+    return re.sub(r"([.^$*+?()\[\]{}|\\])", r"\\\1", text)
+
+
 def run_callgrind(bench, case, iterations, workdir):
     """Total instructions of one bench run with a fixed iteration count."""
     out = os.path.join(workdir, "callgrind.out")
     # Google Benchmark appends "/iterations:N" (and "/manual_time") to names.
     base = case[: -len("/manual_time")] if case.endswith("/manual_time") else case
-    regex = "^" + re.escape(base) + "(/iterations:[0-9]+)?(/manual_time)?$"
+    regex = "^" + ere_escape(base) + "(/iterations:[0-9]+)?(/manual_time)?$"
     # A fixed, minimal environment and no address randomisation make the
     # count repeatable run to run.
     # Only the timed loops are instrumented (bench/instruction_count.h).

@@ -14,14 +14,16 @@
 // Binaries travel as attachments both ways; replies are decoded whichever
 // form they come in.
 //
-// Timeline: kInvoke when the call starts; kRequestWritten when the last
-// soap::fsend of the request returns (its final block handed to the
-// kernel); kResponseReceived when the last soap::frecv of the reply returns
-// (its final bytes in hand); kDecoded when the call returns. All four are
-// marked. gSOAP encodes while it writes and parses while it reads, so for a
-// message over its 64 KiB buffer, encoding of later blocks overlaps the
-// transfer of earlier ones (counted in client_marshal) and parsing of
-// earlier blocks the arrival of later ones (counted in response_transfer).
+// Timeline: kInvoke when the call starts; kRequestWritten on entry to the
+// last soap::fsend of the request (all of it encoded, its final block about
+// to be handed to the kernel: marked before the send, as the server marks
+// kMarshalled, because with both ends on one vCPU the server can run, and
+// mark its points, inside the client's send); kResponseReceived when the
+// last soap::frecv of the reply returns (its final bytes in hand); kDecoded
+// when the call returns. All four are marked. gSOAP encodes while it writes and parses while it
+// reads, so for a message over its 64 KiB buffer, encoding of later blocks overlaps the transfer of
+// earlier ones (counted in client_marshal) and parsing of earlier blocks the arrival of later ones
+// (counted in response_transfer).
 //
 // Errors: a SOAP Fault is a CallError "SOAP Fault <faultcode>: <faultstring>",
 // an HTTP error status without one "HTTP <status>: <gSOAP's description>",
@@ -52,6 +54,9 @@ constexpr ULONG64 kMaxResponseBytes = ULONG64{256} << 20;
 // benchmark), and so does a connect.
 constexpr int kIdleTimeoutSeconds = 120;
 constexpr int kConnectTimeoutSeconds = 10;
+// SOAPAction of every request (the WSDL's soapAction=""). SOAP 1.1 wants
+// the header present (WS-I BP R2744); with no action gSOAP leaves it out.
+constexpr char kAction[] = "";
 
 using SendFn = int (*)(Context*, const char*, std::size_t);
 using RecvFn = std::size_t (*)(Context*, char*, std::size_t);
@@ -98,7 +103,7 @@ class GsoapClient final : public Client {
   std::string ping() override {
     begin();
     wsb__pingResponse response;
-    check(proxy_.ping(response));
+    check(proxy_.ping(nullptr, kAction, response));
     std::string reply = std::move(response.reply);
     end();
     return reply;
@@ -111,7 +116,7 @@ class GsoapClient final : public Client {
       kind_name_ = kind_name(spec.kind);
     }
     wsb__getResponse response;
-    check(proxy_.get(kind_name_, static_cast<LONG64>(spec.n), response));
+    check(proxy_.get(nullptr, kAction, kind_name_, static_cast<LONG64>(spec.n), response));
     out = unbind(response.__union_payload, response.payload, "getResponse");
     end();
   }
@@ -121,7 +126,7 @@ class GsoapClient final : public Client {
     wsb__Payload request;
     Binder(proxy_.soap, mtom_).payload(in, request.__union_payload, request.payload);
     wsb__echoResponse response;
-    check(proxy_.echo(&request, response));
+    check(proxy_.echo(nullptr, kAction, &request, response));
     out = unbind(response.__union_payload, response.payload, "echoResponse");
     end();
   }
@@ -129,7 +134,7 @@ class GsoapClient final : public Client {
   std::string register_client() override {
     begin();
     wsb__RegisterClientResponse response;
-    check(proxy_.RegisterClient(response));
+    check(proxy_.RegisterClient(nullptr, kAction, response));
     std::string queue = std::move(response.queue);
     end();
     return queue;
@@ -140,14 +145,14 @@ class GsoapClient final : public Client {
     wsb__Message request;
     Binder(proxy_.soap, mtom_).message(message, request);
     wsb__SendMessageResponse response;
-    check(proxy_.SendMessage(queue, &request, response));
+    check(proxy_.SendMessage(nullptr, kAction, queue, &request, response));
     end();
   }
 
   void receive_messages(const std::string& queue, std::vector<Message>& out) override {
     begin();
     wsb__ReceiveMessageResponse response;
-    check(proxy_.ReceiveMessage(queue, response));
+    check(proxy_.ReceiveMessage(nullptr, kAction, queue, response));
     out.clear();
     out.reserve(response.message.size());
     try {
@@ -161,14 +166,14 @@ class GsoapClient final : public Client {
   void unregister_client(const std::string& queue) override {
     begin();
     wsb__UnregisterClientResponse response;
-    check(proxy_.UnregisterClient(queue, response));
+    check(proxy_.UnregisterClient(nullptr, kAction, queue, response));
     end();
   }
 
   std::string primes(std::uint32_t n) override {
     begin();
     std::string result;
-    check(proxy_.primes(n, result));
+    check(proxy_.primes(nullptr, kAction, n, result));
     end();
     return result;
   }
@@ -188,7 +193,7 @@ class GsoapClient final : public Client {
   // After the reply is in the model: the call's structs are released (as
   // part of the call: their allocation was too).
   void end() {
-    proxy_.destroy();
+    release_message(proxy_.soap);
     timeline_[kDecoded] = now_ns();
   }
 
@@ -205,7 +210,7 @@ class GsoapClient final : public Client {
   }
 
   [[noreturn]] void fail(const std::string& what) {
-    proxy_.destroy();
+    release_message(proxy_.soap);
     throw CallError(what);
   }
 
@@ -240,10 +245,11 @@ class GsoapClient final : public Client {
   static GsoapClient& self(Context* ctx) { return *static_cast<GsoapClient*>(ctx->user); }
 
   static int timed_send(Context* ctx, const char* data, std::size_t size) {
+    // Marked on entry, each block overwriting the last: the point stays
+    // ahead of the server's, which on one vCPU can run inside the send.
     GsoapClient& c = self(ctx);
-    const int rc = c.send_(ctx, data, size);
     c.timeline_[kRequestWritten] = now_ns();
-    return rc;
+    return c.send_(ctx, data, size);
   }
 
   static std::size_t timed_recv(Context* ctx, char* buf, std::size_t size) {

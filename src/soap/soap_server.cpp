@@ -30,26 +30,43 @@
 // the ServiceError's 400/404/413 is not visible in the HTTP status.
 //
 // Connections: kept alive (gSOAP's max_keep_alive, by default a forced
-// close every 100 requests, is 0 = unlimited) and closed after
+// close every 100 requests, is 0 = unlimited; its Keep-Alive header then
+// reads "max=1", a hint clients ignore) and closed after
 // ServerLimits::keepalive_timeout_s idle (recv/send timeouts). After a fault
 // from the service the connection stays open (the request was read to its
-// end); after a request gSOAP could not read or parse it is closed, as the
-// rest of a broken body may still be in the socket.
+// end); after a request gSOAP could not read or parse, it is closed, as the
+// rest of a broken body may still be in the socket, and the server first
+// drains what the peer still sends (kLingerMillis) so the close does not
+// reset the connection under the fault. Pipelined requests are served in
+// order: gSOAP alone loses a request that arrived with the previous one, as
+// it writes the reply through the buffer holding it (Connection::pending
+// keeps it), and it reads past a Content-Length when a body ends inside its
+// XML, waiting for bytes that never come (timed_recv ends the body there).
 //
-// Limits: soap::recv_maxlength = ServerLimits::max_body_bytes (and gSOAP's
-// element count and depth limits from soap_binding.h). A request whose
-// Content-Length is over it is refused as soon as its header is parsed
-// with HTTP 413 and a SOAP Fault; one that grows past it without declaring
-// its length (chunked) is cut off by gSOAP's own check, which ends the
-// connection without a reply.
+// Bad requests: every request the server reads gets a reply. gSOAP alone
+// leaves several unanswered (a body that is not a SOAP envelope, one that
+// ends early, any fault to a peer that has shut down its sending side);
+// serve() and answer_unreadable() answer them with a SOAP-ENV:Client fault.
+//
+// Limits: ServerLimits::max_body_bytes, enforced by this server rather than
+// gSOAP's recv_maxlength (whose failure cannot be told apart from malformed
+// input): a Content-Length over it is refused as soon as the header is
+// parsed, a body without one (chunked) when the bytes read for it exceed the
+// limit by more than kHeaderAllowance; both with HTTP 413 and a SOAP Fault,
+// and the connection closes. gSOAP's element count and nesting limits come
+// from soap_binding.h.
 //
 // WSDL: GET /?wsdl and GET /wsbench.wsdl return the WSDL soapcpp2 generated
 // (compiled in), its service location set to the endpoint the client
 // addressed (Host header); any other GET is 404.
+#include <poll.h>
 #include <sys/socket.h>
 
+#include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cstdio>
+#include <cstring>
 #include <future>
 #include <list>
 #include <memory>
@@ -76,6 +93,17 @@ constexpr int kBacklog = 64;
 // How often the accept loop checks for stop() (soap::accept_timeout;
 // negative values are microseconds).
 constexpr int kAcceptPollMicros = 100'000;
+// Closing a connection in the middle of a request (after a fault for a
+// request it could not read, or one over the size limit), the server first
+// reads and drops what the peer still sends, for up to this long: closing
+// with unread input would reset the connection, and the peer could lose
+// the reply it has not read yet.
+constexpr int kLingerMillis = 1000;
+// A body without a declared length (chunked) is cut off when the bytes read
+// for its request exceed ServerLimits::max_body_bytes by this much, room
+// for the HTTP header and the chunk framing; one with a Content-Length is
+// held to the limit exactly.
+constexpr ULONG64 kHeaderAllowance = 64 * 1024;
 // Name used in errors this server raises.
 constexpr char kWho[] = "gsoap server";
 
@@ -83,6 +111,8 @@ using SendFn = int (*)(Context*, const char*, std::size_t);
 using RecvFn = std::size_t (*)(Context*, char*, std::size_t);
 using CloseFn = int (*)(Context*, SOAP_SOCKET);
 using ParseFn = int (*)(Context*);
+using ParseHeaderFn = int (*)(Context*, const char*, const char*);
+using ShutdownFn = int (*)(Context*, SOAP_SOCKET, int);
 
 class GsoapServer;
 
@@ -97,6 +127,14 @@ struct Connection {
   std::int64_t last_recv_ns = 0;  // when the last bytes came in
   bool responding = false;        // between kServiced and the end of the reply
   bool header_parsed = false;     // the current request's HTTP header is in
+  ULONG64 request_bytes = 0;      // read for the current request
+  bool over_limit = false;        // the current request outgrew max_body
+  bool peer_eof = false;          // the peer stopped sending during it
+  ULONG64 max_body = 0;           // ServerLimits::max_body_bytes
+  bool chunked = false;           // the request has a Transfer-Encoding
+  bool length_declared = false;   // the body's end is its Content-Length...
+  ULONG64 body_left = 0;          // ... this many bytes from here
+  std::string pending;            // read past the request: the next one's start
 };
 
 Connection& connection_of(Context* ctx) { return *static_cast<Connection*>(ctx->user); }
@@ -107,18 +145,33 @@ struct EngineIo {
   SendFn send;
   RecvFn recv;
   CloseFn close;
+  ShutdownFn shutdown;
   ParseFn parse;
+  ParseHeaderFn parse_header;
 };
 
 const EngineIo& engine_io() {
   static const EngineIo io = [] {
     Context* ctx = soap_new();
     if (ctx == nullptr) throw std::bad_alloc();
-    const EngineIo fns{ctx->fsend, ctx->frecv, ctx->fclosesocket, ctx->fparse};
+    const EngineIo fns{ctx->fsend,           ctx->frecv,  ctx->fclosesocket,
+                       ctx->fshutdownsocket, ctx->fparse, ctx->fparsehdr};
     soap_free(ctx);
     return fns;
   }();
   return io;
+}
+
+// HTTP 413 with a SOAP Fault saying so: soap_send_fault takes an HTTP
+// status in soap::error for the reply's status.
+int refuse_too_large(Context* ctx) {
+  if (ctx->version == 0) ctx->version = 1;  // see answer_unreadable()
+  soap_sender_fault(ctx,
+                    ("request body larger than the server's limit of " +
+                     std::to_string(connection_of(ctx).max_body) + " bytes")
+                        .c_str(),
+                    nullptr);
+  return ctx->error = 413;
 }
 
 // The service operations, one object per connection over its context.
@@ -142,15 +195,15 @@ class Operations final : public wsbenchService {
       if (soap->keep_alive > 0 && soap->max_keep_alive > 0) soap->keep_alive--;
       entered_ = false;
       c_.header_parsed = false;
+      c_.chunked = false;
       c_.responding = false;
-      bool fault_sent = false;  // soap_begin_serve sends its own
-      if (soap_begin_serve(soap) == SOAP_OK) {
-        if (dispatch() == SOAP_OK) {
-          release();
-          continue;
-        }
-      } else {
-        fault_sent = true;
+      c_.request_bytes = 0;
+      c_.over_limit = false;
+      c_.peer_eof = false;
+      const bool read = soap_begin_serve(soap) == SOAP_OK;
+      if (read && dispatch() == SOAP_OK) {
+        release();
+        continue;
       }
       // SOAP_STOP up to SOAP_POST: answered already (a GET).
       if (soap->error >= SOAP_STOP && soap->error < SOAP_POST) {
@@ -159,33 +212,18 @@ class Operations final : public wsbenchService {
       }
       // The peer closed the connection between requests.
       if (soap->error == SOAP_EOF && !c_.header_parsed) return SOAP_OK;
-      // Two failures gSOAP leaves unanswered though the peer awaits a
-      // reply: an end of input inside the body (garbage, a cut-off
-      // envelope), which it takes for a vanished peer; and a body that does
-      // not begin with a SOAP envelope, which it takes for a REST payload
-      // (the error is then soap::status, SOAP_POST).
-      if (soap->error == SOAP_EOF || soap->error >= SOAP_POST) {
-        // No envelope was read, so no SOAP version either: answer in 1.1
-        // (without it gSOAP's faultcode reads "at source").
-        if (soap->version == 0) soap->version = 1;
-        soap_sender_fault(soap,
-                          soap->error == SOAP_EOF
-                              ? "the request body ended before its SOAP envelope did"
-                              : "the request body is not a SOAP envelope",
-                          nullptr);
-        fault_sent = false;
-      }
       if (entered_) {
         // The service refused a request read to its end: the connection
-        // can go on.
-        send_fault_keeping_alive();
-      } else if (!fault_sent) {
-        // A request that failed before the operation ran may have left
-        // part of its body unread: gSOAP's soap_send_fault closes after the
-        // fault.
-        soap_send_fault(soap);
+        // goes on.
+        send_fault(false);
+        release();
+        continue;
       }
-      release();
+      // soap_begin_serve has answered and closed, but for the failures
+      // answer_unreadable() handles; dispatch() answers nothing.
+      if (!read && soap->error != SOAP_EOF && soap->error < SOAP_POST) return SOAP_OK;
+      answer_unreadable();
+      return SOAP_OK;
     } while (soap->keep_alive);
     return SOAP_OK;
   }
@@ -265,6 +303,11 @@ class Operations final : public wsbenchService {
   template <class F>
   int run(F&& operation) {
     entered_ = true;
+    // Bytes gSOAP read past this request (a pipelined next request) sit in
+    // the buffer the reply is about to be written through: keep them for
+    // timed_recv to hand back.
+    if (soap->ahead == 0 && soap->bufidx < soap->buflen)
+      c_.pending.assign(soap->buf + soap->bufidx, soap->buflen - soap->bufidx);
     server_probe().mark(kRequestReceived, c_.last_recv_ns);
     server_probe().mark(kParsed, now_ns());
     // gSOAP sets SOAP_ENC_MTOM in soap::mode when the request was an MTOM
@@ -290,10 +333,15 @@ class Operations final : public wsbenchService {
     }
   }
 
-  // soap_send_fault's reply without its forced close (it always ends the
-  // connection): the generated code's response sequence (counting pass,
-  // then the send) with the Fault as the Body. HTTP 500, as gSOAP sends it.
-  void send_fault_keeping_alive() {
+  // Writes the fault in soap::error as the reply: the generated code's
+  // response sequence (counting pass, then the send) with the Fault as the
+  // Body, HTTP 500 or the HTTP status in soap::error, as gSOAP sends it.
+  // Not soap_send_fault, for two reasons: it always closes the connection,
+  // and it skips the reply if the peer has stopped sending (a half-closed
+  // socket reads as gone to its liveness check), though such a peer still
+  // reads. With `close`, the connection ends after the reply.
+  void send_fault(bool close) {
+    if (close) soap->keep_alive = 0;
     const int status = soap->error;
     soap_set_fault(soap);
     soap->error = SOAP_OK;
@@ -305,8 +353,35 @@ class Operations final : public wsbenchService {
              soap_putfault(soap) || soap_body_end_out(soap) || soap_envelope_end_out(soap);
     };
     if (soap_begin_count(soap) || ((soap->mode & SOAP_IO_LENGTH) && envelope()) ||
-        soap_end_count(soap) || soap_response(soap, status) || envelope() || soap_end_send(soap))
+        soap_end_count(soap) || soap_response(soap, status) || envelope() || soap_end_send(soap) ||
+        close)
       soap_closesock(soap);
+  }
+
+  // A request that failed before the operation ran: a fault, and the
+  // connection closes after it (soap_send_fault's way), as part of the body
+  // may still be unread. gSOAP itself would stay silent on the first three
+  // of these although the peer awaits a reply.
+  void answer_unreadable() {
+    // No envelope was read, so no SOAP version either: answer in 1.1
+    // (without it gSOAP's faultcode reads "at source").
+    if (soap->version == 0) soap->version = 1;
+    if (c_.over_limit) {
+      // timed_recv stopped the body at the limit (one without a declared
+      // length: a declared one is refused in parse_callback).
+      refuse_too_large(soap);
+    } else if (soap->error == SOAP_EOF || c_.peer_eof) {
+      // The body ended early (garbage, a cut-off envelope, a peer that
+      // stopped sending before its Content-Length was reached): gSOAP takes
+      // an end of input for a vanished peer, or reports whatever its parser
+      // made of the last tag.
+      soap_sender_fault(soap, "the request body ended before its SOAP envelope did", nullptr);
+    } else if (soap->error >= SOAP_POST) {
+      // A body that does not begin with a SOAP envelope: gSOAP takes it
+      // for a REST payload and sets the error to soap::status.
+      soap_sender_fault(soap, "the request body is not a SOAP envelope", nullptr);
+    }
+    send_fault(true);
   }
 
   int client_fault(const char* what) {
@@ -325,7 +400,7 @@ class Operations final : public wsbenchService {
 
   // After the reply: the request's structs and what the reply pointed at.
   void release() {
-    destroy();
+    release_message(soap);
     got_.reset();
     echoed_ = Payload{};
     received_.clear();
@@ -344,8 +419,35 @@ class Operations final : public wsbenchService {
 // ---- engine callbacks of a connection ----
 
 std::size_t timed_recv(Context* ctx, char* buf, std::size_t size) {
-  const std::size_t n = engine_io().recv(ctx, buf, size);
-  if (n > 0) connection_of(ctx).last_recv_ns = now_ns();
+  Connection& c = connection_of(ctx);
+  // gSOAP reads on past a Content-Length when its parser wants more (a body
+  // that ends inside the XML): it would wait for bytes that never come,
+  // until the idle timeout. The body ends where its header says.
+  const bool bounded = c.header_parsed && c.length_declared;
+  if (bounded) {
+    if (c.body_left == 0) return 0;
+    size = std::min<ULONG64>(size, c.body_left);
+  }
+  std::size_t n;
+  if (!c.pending.empty()) {
+    n = std::min(size, c.pending.size());
+    std::memcpy(buf, c.pending.data(), n);
+    c.pending.erase(0, n);
+  } else {
+    n = engine_io().recv(ctx, buf, size);
+  }
+  if (bounded) c.body_left -= n;
+  if (n == 0) c.peer_eof = true;
+  if (n > 0) {
+    c.last_recv_ns = now_ns();
+    c.request_bytes += n;
+    // The size limit for bodies without a declared length (see kHeaderAllowance):
+    // to gSOAP the input ends here.
+    if (c.request_bytes > c.max_body + kHeaderAllowance) {
+      c.over_limit = true;
+      return 0;
+    }
+  }
   return n;
 }
 
@@ -374,8 +476,20 @@ class GsoapServer final : public Server {
     master_->socket_flags = MSG_NOSIGNAL;
     master_->bind_flags = SO_REUSEADDR;
     apply_input_limits(master_, options.limits.max_body_bytes);
+    // gSOAP's own size check (soap::recv_maxlength) counts in ways its
+    // errors do not tell apart from malformed input (a chunk declared larger
+    // than the limit fails the parse at once, with nothing to say why), so
+    // the limit is ours: parse_callback and timed_recv. 0: unlimited.
+    master_->recv_maxlength = 0;
     master_->fget = &GsoapServer::get_callback;
     master_->fparse = &GsoapServer::parse_callback;
+    master_->fparsehdr = &GsoapServer::header_callback;
+    // soap_send_fault (which soap_begin_serve uses for a request it cannot
+    // read) first polls the socket and skips the reply if the peer looks
+    // gone, which a peer that has only stopped sending (shutdown(SHUT_WR))
+    // also does. A poll hook that says "alive" makes it answer; a reply to
+    // a peer really gone just fails (MSG_NOSIGNAL).
+    master_->fpoll = [](Context*) { return SOAP_OK; };
     master_->user = nullptr;
 
     const std::string& host = options.listen.host;
@@ -392,9 +506,9 @@ class GsoapServer final : public Server {
       throw std::runtime_error(std::string(kWho) + ": getsockname failed");
     }
     endpoint_ = options.listen;
-    endpoint_.port = ntohs(addr.ss_family == AF_INET6
-                               ? reinterpret_cast<const sockaddr_in6*>(&addr)->sin6_port
-                               : reinterpret_cast<const sockaddr_in*>(&addr)->sin_port);
+    endpoint_.port =
+        ntohs(addr.ss_family == AF_INET6 ? reinterpret_cast<const sockaddr_in6*>(&addr)->sin6_port
+                                         : reinterpret_cast<const sockaddr_in*>(&addr)->sin_port);
 
     // The accept thread pins itself before anything else: a pinning error
     // surfaces here, as a startup error.
@@ -476,10 +590,12 @@ class GsoapServer final : public Server {
     c->server = this;
     c->ctx = ctx;
     c->socket = ctx->socket;
+    c->max_body = options_.limits.max_body_bytes;
     ctx->user = c.get();
     ctx->frecv = timed_recv;
     ctx->fsend = timed_send;
     ctx->fclosesocket = &GsoapServer::close_callback;
+    ctx->fshutdownsocket = &GsoapServer::shutdown_callback;
     const std::lock_guard lock(mutex_);
     // Joins the threads of connections that have ended.
     for (auto it = connections_.begin(); it != connections_.end();) {
@@ -500,13 +616,33 @@ class GsoapServer final : public Server {
       pin_current_thread(options_.cpu);
       Operations operations(c, service_);
       operations.serve();
-      operations.destroy();
     } catch (const std::exception& e) {
       std::fprintf(stderr, "%s: connection ended: %s\n", kWho, e.what());
     }
     soap_force_closesock(c.ctx);
+    soap_destroy(c.ctx);
+    soap_end(c.ctx);
     soap_free(c.ctx);
     c.finished = true;
+  }
+
+  // gSOAP shuts a connection down (SHUT_RDWR) just before closing it. In
+  // the middle of a request, linger first (kLingerMillis).
+  static int shutdown_callback(Context* ctx, SOAP_SOCKET socket, int how) {
+    if (connection_of(ctx).header_parsed && how == SHUT_RDWR) {
+      ::shutdown(socket, SHUT_WR);  // the reply is out: FIN after it
+      const auto deadline =
+          std::chrono::steady_clock::now() + std::chrono::milliseconds(kLingerMillis);
+      char sink[16 * 1024];
+      for (;;) {
+        const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+            deadline - std::chrono::steady_clock::now());
+        pollfd p{socket, POLLIN, 0};
+        if (left.count() <= 0 || ::poll(&p, 1, static_cast<int>(left.count())) <= 0) break;
+        if (::recv(socket, sink, sizeof sink, 0) <= 0) break;
+      }
+    }
+    return engine_io().shutdown(ctx, socket, how);
   }
 
   static int close_callback(Context* ctx, SOAP_SOCKET socket) {
@@ -521,9 +657,22 @@ class GsoapServer final : public Server {
   // SOAP Fault with that status).
   static int parse_callback(Context* ctx) {
     if (const int error = engine_io().parse(ctx)) return error;
-    connection_of(ctx).header_parsed = true;
-    if (ctx->length > ctx->recv_maxlength) return 413;
+    Connection& c = connection_of(ctx);
+    c.header_parsed = true;
+    // What of the body the header's read already brought in is in gSOAP's
+    // buffer past the header.
+    c.length_declared = !c.chunked;
+    const ULONG64 buffered = ctx->buflen - ctx->bufidx;
+    c.body_left = ctx->length > buffered ? ctx->length - buffered : 0;
+    if (ctx->length > connection_of(ctx).max_body) return refuse_too_large(ctx);
     return SOAP_OK;
+  }
+
+  // One header field: notes a Transfer-Encoding (chunked), which replaces
+  // Content-Length framing.
+  static int header_callback(Context* ctx, const char* key, const char* value) {
+    if (soap_tag_cmp(key, "Transfer-Encoding") == 0) connection_of(ctx).chunked = true;
+    return engine_io().parse_header(ctx, key, value);
   }
 
   static int get_callback(Context* ctx) { return connection_of(ctx).server->serve_get(ctx); }

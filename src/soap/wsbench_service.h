@@ -1,3 +1,6 @@
+// soapcpp2 input: its //gsoap directives and @, $ member markers must stay
+// exactly as written.
+// clang-format off
 // gSOAP interface header for the wsbench SOAP service: input to soapcpp2, not
 // a C++ header. The build generates soapStub.h, soapH.h, soapC.cpp, the
 // wsbenchProxy / wsbenchService classes, wsbench.nsmap, wsbench.wsdl and

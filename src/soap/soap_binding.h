@@ -57,7 +57,7 @@ inline void release_message(Context* ctx) {
 // tells gSOAP (in SOAP_ENC_MTOM mode) to send the binary as an attachment.
 inline constexpr char kAttachmentType[] = "application/octet-stream";
 
-// Model -> structs, allocated in `ctx` (released by soap_destroy/soap_end).
+// Model -> structs, allocated in `ctx` (released by release_message).
 // Binaries point at the model's bytes rather than copying them, as a gSOAP
 // application hands over its buffer (the engine only reads through
 // __ptr): the model must outlive the serialization. `mtom` marks binaries

@@ -96,7 +96,7 @@ class GsoapClient final : public Client {
     soap_set_endpoint(ctx, url_.c_str());
     ctx->socket = ctx->fopen(ctx, url_.c_str(), ctx->host, ctx->port);
     if (!soap_valid_socket(ctx->socket))
-      throw CallError(name_ + ": cannot connect to " + server.to_string() + ": " + describe());
+      throw CallError(name_ + ": cannot connect to " + server.to_string() + ": " + gsoap_text());
     ctx->keep_alive = -1;  // what gSOAP sets after opening a keep-alive connection
   }
 
@@ -225,9 +225,6 @@ class GsoapClient final : public Client {
              " was closed; not reconnecting (a client keeps one connection)";
     }
     const int error = ctx->error;
-    soap_set_fault(ctx);
-    const char* text = soap_fault_string(ctx);
-    const char* detail = soap_fault_detail(ctx);
     std::string what;
     if (error == SOAP_FAULT || error == SOAP_CLI_FAULT || error == SOAP_SVR_FAULT) {
       const char* code = *soap_faultcode(ctx);
@@ -237,7 +234,19 @@ class GsoapClient final : public Client {
     } else {
       what = name_ + ": ";
     }
-    what += (text != nullptr && *text != '\0') ? text : "gSOAP error " + std::to_string(error);
+    return what + gsoap_text();
+  }
+
+  // gSOAP's fault string for the last error (the sender's, for a SOAP
+  // Fault) and its detail, if any.
+  std::string gsoap_text() {
+    Context* ctx = proxy_.soap;
+    const int error = ctx->error;
+    soap_set_fault(ctx);
+    const char* text = soap_fault_string(ctx);
+    const char* detail = soap_fault_detail(ctx);
+    std::string what =
+        (text != nullptr && *text != '\0') ? text : "gSOAP error " + std::to_string(error);
     if (detail != nullptr && *detail != '\0') what += std::string(" (") + detail + ")";
     return what;
   }

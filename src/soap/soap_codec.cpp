@@ -62,13 +62,6 @@ struct ContextDeleter {
 };
 using ContextPtr = std::unique_ptr<Context, ContextDeleter>;
 
-// Releases everything a context allocated (managed C++ objects first, then
-// the rest), as the generated service does between requests.
-void reset(Context* ctx) {
-  soap_destroy(ctx);
-  soap_end(ctx);
-}
-
 template <class T>
 T* checked(T* p) {
   if (p == nullptr) throw std::bad_alloc();
@@ -133,7 +126,7 @@ class SoapCodec final : public Codec, public CodecStages {
   void bind(const Payload& in) override {
     Context* ctx = bind_ctx_.get();
     bound_ = nullptr;
-    reset(ctx);
+    release_message(ctx);
     wsb__getResponse* r = checked(soap_new_wsb__getResponse(ctx));
     Binder(ctx, mtom_).payload(in, r->__union_payload, r->payload);
     bound_ = r;
@@ -145,7 +138,7 @@ class SoapCodec final : public Codec, public CodecStages {
     // The bound structs live in bind_ctx_, so releasing this context's
     // per-message state (MIME boundary, attachment list) keeps repeated
     // writes of one binding from growing.
-    reset(ctx);
+    release_message(ctx);
     out.clear();
     sink_ = &out;
     // What wsbenchService's serve_wsb__get does after the operation returns,
@@ -179,7 +172,7 @@ class SoapCodec final : public Codec, public CodecStages {
   void read(std::string_view wire) override {
     Context* ctx = read_ctx_.get();
     received_ = nullptr;
-    reset(ctx);
+    release_message(ctx);
     input_ = wire;
     // What wsbenchProxy::recv_get does (soap_begin_recv also recognises an
     // MTOM package by its leading MIME boundary and parses its parts).

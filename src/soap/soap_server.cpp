@@ -162,6 +162,14 @@ const EngineIo& engine_io() {
   return io;
 }
 
+// Everything a context holds, the context last (its fault record too,
+// which gSOAP allocates on an error such as a failed bind).
+void free_context(Context* ctx) {
+  soap_destroy(ctx);
+  soap_end(ctx);
+  soap_free(ctx);
+}
+
 // HTTP 413 with a SOAP Fault saying so: soap_send_fault takes an HTTP
 // status in soap::error for the reply's status.
 int refuse_too_large(Context* ctx) {
@@ -194,6 +202,7 @@ class Operations final : public wsbenchService {
     do {
       if (soap->keep_alive > 0 && soap->max_keep_alive > 0) soap->keep_alive--;
       entered_ = false;
+      refused_ = false;
       c_.header_parsed = false;
       c_.chunked = false;
       c_.responding = false;
@@ -212,13 +221,17 @@ class Operations final : public wsbenchService {
       }
       // The peer closed the connection between requests.
       if (soap->error == SOAP_EOF && !c_.header_parsed) return SOAP_OK;
-      if (entered_) {
+      if (refused_) {
         // The service refused a request read to its end: the connection
         // goes on.
         send_fault(false);
         release();
         continue;
       }
+      // The reply failed to go out (the peer went away or stopped reading
+      // until the send timeout): nothing more can be said on this
+      // connection.
+      if (entered_) return SOAP_OK;
       // soap_begin_serve has answered and closed, but for the failures
       // answer_unreadable() handles; dispatch() answers nothing.
       if (!read && soap->error != SOAP_EOF && soap->error < SOAP_POST) return SOAP_OK;
@@ -329,6 +342,7 @@ class Operations final : public wsbenchService {
       return client_fault(e.what());
     } catch (const std::exception& e) {
       if (!c_.responding) serviced();
+      refused_ = true;
       return soap_receiver_fault(soap, e.what(), nullptr);
     }
   }
@@ -386,6 +400,7 @@ class Operations final : public wsbenchService {
 
   int client_fault(const char* what) {
     if (!c_.responding) serviced();
+    refused_ = true;
     return soap_sender_fault(soap, what, nullptr);
   }
 
@@ -408,7 +423,8 @@ class Operations final : public wsbenchService {
 
   Connection& c_;
   Service& service_;
-  bool entered_ = false;
+  bool entered_ = false;  // the request reached its operation
+  bool refused_ = false;  // which raised a fault
   bool mtom_ = false;
   // What the reply's binaries point at, kept until it is written.
   std::shared_ptr<const Payload> got_;
@@ -495,14 +511,14 @@ class GsoapServer final : public Server {
     const std::string& host = options.listen.host;
     if (!soap_valid_socket(soap_bind(master_, host.c_str(), options.listen.port, kBacklog))) {
       const std::string error = describe(master_);
-      soap_free(master_);
+      free_context(master_);
       throw std::runtime_error(std::string(kWho) + ": cannot listen on " +
                                options.listen.to_string() + ": " + error);
     }
     sockaddr_storage addr{};
     socklen_t len = sizeof addr;
     if (getsockname(master_->master, reinterpret_cast<sockaddr*>(&addr), &len) != 0) {
-      soap_free(master_);
+      free_context(master_);
       throw std::runtime_error(std::string(kWho) + ": getsockname failed");
     }
     endpoint_ = options.listen;
@@ -519,7 +535,7 @@ class GsoapServer final : public Server {
       ready.get();
     } catch (...) {
       accept_thread_.join();
-      soap_free(master_);
+      free_context(master_);
       throw;
     }
   }
@@ -542,9 +558,7 @@ class GsoapServer final : public Server {
     }
     for (const auto& c : connections_) c->thread.join();
     connections_.clear();
-    soap_destroy(master_);
-    soap_end(master_);
-    soap_free(master_);  // closes the listening socket
+    free_context(master_);  // closes the listening socket
     master_ = nullptr;
   }
 
@@ -620,16 +634,14 @@ class GsoapServer final : public Server {
       std::fprintf(stderr, "%s: connection ended: %s\n", kWho, e.what());
     }
     soap_force_closesock(c.ctx);
-    soap_destroy(c.ctx);
-    soap_end(c.ctx);
-    soap_free(c.ctx);
+    free_context(c.ctx);
     c.finished = true;
   }
 
   // gSOAP shuts a connection down (SHUT_RDWR) just before closing it. In
   // the middle of a request, linger first (kLingerMillis).
   static int shutdown_callback(Context* ctx, SOAP_SOCKET socket, int how) {
-    if (connection_of(ctx).header_parsed && how == SHUT_RDWR) {
+    if (connection_of(ctx).header_parsed && how == SOAP_SHUT_RDWR) {
       ::shutdown(socket, SHUT_WR);  // the reply is out: FIN after it
       const auto deadline =
           std::chrono::steady_clock::now() + std::chrono::milliseconds(kLingerMillis);

@@ -32,7 +32,7 @@ class RoundTrip : public ::testing::TestWithParam<std::tuple<std::string, std::s
  protected:
   void SetUp() override {
     codec_ = find_codec(std::get<0>(GetParam())).make();
-    const auto cases = testing::conformance_payloads();
+    const auto& cases = testing::conformance_payloads();
     payload_ = cases.at(std::get<1>(GetParam())).payload;
   }
   std::unique_ptr<Codec> codec_;

@@ -30,7 +30,9 @@ Bytes all_byte_values() {
   return b;
 }
 
-std::vector<NamedPayload> conformance_payloads() {
+namespace {
+
+std::vector<NamedPayload> make_conformance_payloads() {
   using I32 = std::numeric_limits<std::int32_t>;
   using I64 = std::numeric_limits<std::int64_t>;
   using I16 = std::numeric_limits<std::int16_t>;
@@ -78,6 +80,13 @@ std::vector<NamedPayload> conformance_payloads() {
       if (c == '/' || c == '-') c = '_';
     cases.push_back({name, generate(spec)});
   }
+  return cases;
+}
+
+}  // namespace
+
+const std::vector<NamedPayload>& conformance_payloads() {
+  static const std::vector<NamedPayload> cases = make_conformance_payloads();
   return cases;
 }
 

@@ -14,7 +14,8 @@ struct NamedPayload {
   Payload payload;
 };
 
-std::vector<NamedPayload> conformance_payloads();
+// Built once per process: test registration asks for it once per parameter.
+const std::vector<NamedPayload>& conformance_payloads();
 
 // Bytes 0..255 in order: every value a binary can hold.
 Bytes all_byte_values();

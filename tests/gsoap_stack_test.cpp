@@ -2,18 +2,11 @@
 // SOAP endpoint as a third-party SOAP client sees it, driven through a plain
 // socket: the WSDL, hand-written envelopes, faults, MTOM, limits,
 // keep-alive, malformed requests, and the phase points it marks.
-#include <arpa/inet.h>
 #include <gtest/gtest.h>
 #include <libxml/parser.h>
 #include <libxml/tree.h>
-#include <netinet/in.h>
-#include <netinet/tcp.h>
-#include <sys/socket.h>
-#include <unistd.h>
 
-#include <cerrno>
 #include <chrono>
-#include <optional>
 #include <thread>
 
 #include "common/base64.h"
@@ -23,7 +16,9 @@
 #include "common/service.h"
 #include "common/transport.h"
 #include "conformance_cases.h"
+#include "raw_http.h"
 #include "soap/soap_stack.h"
+#include "test_helpers.h"
 
 namespace wsb {
 namespace {
@@ -33,113 +28,9 @@ constexpr std::string_view kWsdlNs = "http://schemas.xmlsoap.org/wsdl/";
 
 // ---- a plain-socket HTTP peer ----
 
-struct RawResponse {
-  int status = 0;
-  std::string head;  // status line and header fields
-  std::string body;
-
-  // The value of the first header field `name` (case-insensitive), or
-  // nullopt.
-  std::optional<std::string> header(std::string_view name) const {
-    std::size_t line = head.find("\r\n");
-    while (line != std::string::npos && line + 2 < head.size()) {
-      const std::size_t start = line + 2;
-      const std::size_t end = head.find("\r\n", start);
-      const std::string_view field(head.data() + start,
-                                   (end == std::string::npos ? head.size() : end) - start);
-      const std::size_t colon = field.find(':');
-      if (colon == name.size() &&
-          std::equal(name.begin(), name.end(), field.begin(), [](char a, char b) {
-            return std::tolower(static_cast<unsigned char>(a)) ==
-                   std::tolower(static_cast<unsigned char>(b));
-          })) {
-        std::string_view value = field.substr(colon + 1);
-        while (!value.empty() && value.front() == ' ') value.remove_prefix(1);
-        return std::string(value);
-      }
-      line = end;
-    }
-    return std::nullopt;
-  }
-};
-
-// One TCP connection speaking bytes, with a receive timeout so a wrong
-// server makes a test fail, not hang.
-class RawConnection {
- public:
-  explicit RawConnection(const Endpoint& server) {
-    fd_ = ::socket(AF_INET, SOCK_STREAM, 0);
-    if (fd_ < 0) throw std::runtime_error("socket failed");
-    sockaddr_in addr{};
-    addr.sin_family = AF_INET;
-    addr.sin_port = htons(server.port);
-    ::inet_pton(AF_INET, server.host.c_str(), &addr.sin_addr);
-    if (::connect(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0)
-      throw std::runtime_error("connect failed");
-    const int one = 1;
-    ::setsockopt(fd_, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-    set_receive_timeout(std::chrono::seconds(10));
-  }
-  ~RawConnection() { ::close(fd_); }
-  RawConnection(const RawConnection&) = delete;
-  RawConnection& operator=(const RawConnection&) = delete;
-
-  // False if the peer has closed (EPIPE) or reset the connection.
-  bool send(std::string_view bytes) {
-    while (!bytes.empty()) {
-      const ssize_t n = ::send(fd_, bytes.data(), bytes.size(), MSG_NOSIGNAL);
-      if (n < 0) return false;
-      bytes.remove_prefix(static_cast<std::size_t>(n));
-    }
-    return true;
-  }
-  void shutdown_write() { ::shutdown(fd_, SHUT_WR); }
-
-  // One response, framed by Content-Length (gSOAP sends one with every
-  // reply here). Throws if the connection ends first.
-  RawResponse read_response() {
-    std::size_t end;
-    while ((end = pending_.find("\r\n\r\n")) == std::string::npos) fill();
-    RawResponse r;
-    r.head = pending_.substr(0, end);
-    pending_.erase(0, end + 4);
-    if (r.head.compare(0, 5, "HTTP/") != 0 || r.head.size() < 12)
-      throw std::runtime_error("not an HTTP response: " + r.head);
-    r.status = std::stoi(r.head.substr(9, 3));
-    std::size_t length = 0;
-    if (const auto cl = r.header("Content-Length")) length = std::stoul(*cl);
-    while (pending_.size() < length) fill();
-    r.body = pending_.substr(0, length);
-    pending_.erase(0, length);
-    return r;
-  }
-
-  // True if the server closes the connection (recv sees the end or a reset)
-  // within the receive timeout, with no more response bytes.
-  bool closed_by_server() {
-    if (!pending_.empty()) return false;
-    char c;
-    const ssize_t n = ::recv(fd_, &c, 1, 0);
-    return n == 0 || (n < 0 && errno == ECONNRESET);
-  }
-
-  void set_receive_timeout(std::chrono::milliseconds t) {
-    timeval tv{static_cast<time_t>(t.count() / 1000),
-               static_cast<suseconds_t>((t.count() % 1000) * 1000)};
-    ::setsockopt(fd_, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-  }
-
- private:
-  void fill() {
-    char buf[64 * 1024];
-    const ssize_t n = ::recv(fd_, buf, sizeof buf, 0);
-    if (n <= 0) throw std::runtime_error("connection ended before a whole response");
-    pending_.append(buf, static_cast<std::size_t>(n));
-  }
-
-  int fd_ = -1;
-  std::string pending_;
-};
+using testing::RawConnection;
+using testing::RawResponse;
+using testing::roundtrip;
 
 // A POST as a third-party SOAP 1.1 client (curl with a hand-written
 // envelope) sends it.
@@ -167,21 +58,12 @@ std::string envelope(std::string_view body) {
          "</SOAP-ENV:Body></SOAP-ENV:Envelope>";
 }
 
-RawResponse roundtrip(RawConnection& c, const std::string& bytes) {
-  EXPECT_TRUE(c.send(bytes));
-  return c.read_response();
-}
-
 // ---- reading replies with libxml2, independently of gSOAP ----
 
-std::string_view str(const xmlChar* s) {
-  return s == nullptr ? std::string_view() : std::string_view(reinterpret_cast<const char*>(s));
-}
-
-struct DocDeleter {
-  void operator()(xmlDoc* d) const { xmlFreeDoc(d); }
-};
-using Doc = std::unique_ptr<xmlDoc, DocDeleter>;
+using testing::attribute;
+using testing::Doc;
+using testing::str;
+using testing::text_of;
 
 Doc parse_dom(std::string_view xml) {
   return Doc(xmlReadMemory(xml.data(), static_cast<int>(xml.size()), nullptr, nullptr,
@@ -196,22 +78,6 @@ const xmlNode* find_element(const xmlNode* n, std::string_view name) {
     if (const xmlNode* found = find_element(n->children, name)) return found;
   }
   return nullptr;
-}
-
-std::string text_of(const xmlNode* n) {
-  if (n == nullptr) return "<missing>";
-  xmlChar* content = xmlNodeGetContent(n);
-  std::string s(str(content));
-  xmlFree(content);
-  return s;
-}
-
-std::string attribute(const xmlNode* n, const char* name) {
-  if (n == nullptr) return "<missing>";
-  xmlChar* value = xmlGetProp(n, reinterpret_cast<const xmlChar*>(name));
-  std::string s(str(value));
-  xmlFree(value);
-  return s;
 }
 
 // faultcode and faultstring of a SOAP 1.1 Fault reply; empty if it is none.

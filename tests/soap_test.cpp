@@ -14,6 +14,7 @@
 #include "common/base64.h"
 #include "common/codec.h"
 #include "conformance_cases.h"
+#include "test_helpers.h"
 
 namespace wsb {
 namespace {
@@ -22,14 +23,11 @@ constexpr std::string_view kSoapEnvNs = "http://schemas.xmlsoap.org/soap/envelop
 constexpr std::string_view kWsbNs = "urn:wsbench";
 constexpr std::string_view kXopNs = "http://www.w3.org/2004/08/xop/include";
 
-std::string_view str(const xmlChar* s) {
-  return s == nullptr ? std::string_view() : std::string_view(reinterpret_cast<const char*>(s));
-}
-
-struct DocDeleter {
-  void operator()(xmlDoc* d) const { xmlFreeDoc(d); }
-};
-using Doc = std::unique_ptr<xmlDoc, DocDeleter>;
+using testing::attribute;
+using testing::Doc;
+using testing::element_children;
+using testing::str;
+using testing::text_of;
 
 // libxml2's DOM parser, independent of gSOAP; nullptr if not well-formed.
 Doc parse_dom(std::string_view xml) {
@@ -38,28 +36,7 @@ Doc parse_dom(std::string_view xml) {
                     XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING | XML_PARSE_HUGE));
 }
 
-std::vector<const xmlNode*> element_children(const xmlNode* n) {
-  std::vector<const xmlNode*> out;
-  for (const xmlNode* c = n->children; c != nullptr; c = c->next)
-    if (c->type == XML_ELEMENT_NODE) out.push_back(c);
-  return out;
-}
-
 std::string_view ns_of(const xmlNode* n) { return n->ns == nullptr ? "" : str(n->ns->href); }
-
-std::string attribute(const xmlNode* n, const char* name) {
-  xmlChar* value = xmlGetProp(n, reinterpret_cast<const xmlChar*>(name));
-  std::string s(str(value));
-  xmlFree(value);
-  return s;
-}
-
-std::string text_of(const xmlNode* n) {
-  xmlChar* content = xmlNodeGetContent(n);
-  std::string s(str(content));
-  xmlFree(content);
-  return s;
-}
 
 // The only element child of `n`, asserting its name and namespace.
 const xmlNode* only_child(const xmlNode* n, std::string_view name, std::string_view ns) {

@@ -13,23 +13,20 @@
 
 #include "common/codec.h"
 #include "conformance_cases.h"
+#include "test_helpers.h"
 
 namespace wsb {
 namespace {
 
 constexpr const char* kNs = "urn:wsbench:rest";
 
-std::string_view str(const xmlChar* s) {
-  return s == nullptr ? std::string_view() : std::string_view(reinterpret_cast<const char*>(s));
-}
+using testing::Doc;
+using testing::element_children;
+using testing::str;
+using testing::text_of;
 
 // Parses independently of the codec (libxml2's DOM parser, no entity
 // substitution, no network); nullptr if the text is not well-formed.
-struct DocDeleter {
-  void operator()(xmlDoc* d) const { xmlFreeDoc(d); }
-};
-using Doc = std::unique_ptr<xmlDoc, DocDeleter>;
-
 Doc parse_dom(const std::string& wire, int extra_options = 0) {
   // Some errors (the huge-text-node one) bypass XML_PARSE_NOERROR and go to
   // the global handler; keep them off the test output.
@@ -38,20 +35,6 @@ Doc parse_dom(const std::string& wire, int extra_options = 0) {
                         XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING | extra_options));
   xmlSetStructuredErrorFunc(nullptr, nullptr);
   return doc;
-}
-
-std::vector<const xmlNode*> element_children(const xmlNode* n) {
-  std::vector<const xmlNode*> out;
-  for (const xmlNode* c = n->children; c != nullptr; c = c->next)
-    if (c->type == XML_ELEMENT_NODE) out.push_back(c);
-  return out;
-}
-
-std::string text_of(const xmlNode* n) {
-  xmlChar* content = xmlNodeGetContent(n);
-  std::string s(str(content));
-  xmlFree(content);
-  return s;
 }
 
 class XmlCodecTest : public ::testing::Test {

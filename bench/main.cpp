@@ -3,11 +3,11 @@
 // as usual; wsbench's flags are listed by --help.
 #include <benchmark/benchmark.h>
 
-#include <boost/program_options.hpp>
 #include <algorithm>
+#include <boost/program_options.hpp>
 #include <iostream>
-#include <string_view>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "codec_bench.h"

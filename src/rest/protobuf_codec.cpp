@@ -230,23 +230,9 @@ Payload payload_of(const wsbench::Response& r) {
   fail("no payload field is set");
 }
 
-class ProtobufCodec final : public Codec, public CodecStages {
+class ProtobufCodec final : public StagedCodec {
  public:
-  void encode(const Payload& in, std::string& out) override {
-    bind(in);
-    write(out);
-  }
-
-  void decode(std::string_view wire, Payload& out) override {
-    read(wire);
-    unbind(out);
-  }
-
   std::string content_type() const override { return "application/x-protobuf"; }
-  CodecStages* stages() override { return this; }
-
-  bool splits_encode() const override { return true; }
-  bool splits_decode() const override { return true; }
 
   void bind(const Payload& in) override { std::visit(Binder(encoded_), in); }
 

@@ -79,7 +79,7 @@ bool has_binary(const Payload& payload) {
 
 bool is_xml_space(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; }
 
-class SoapCodec final : public Codec, public CodecStages {
+class SoapCodec final : public StagedCodec {
  public:
   explicit SoapCodec(bool mtom)
       : mtom_(mtom),
@@ -107,21 +107,7 @@ class SoapCodec final : public Codec, public CodecStages {
     return {};
   }
 
-  void encode(const Payload& in, std::string& out) override {
-    bind(in);
-    write(out);
-  }
-
-  void decode(std::string_view wire, Payload& out) override {
-    read(wire);
-    unbind(out);
-  }
-
   std::string content_type() const override { return content_type_; }
-  CodecStages* stages() override { return this; }
-
-  bool splits_encode() const override { return true; }
-  bool splits_decode() const override { return true; }
 
   void bind(const Payload& in) override {
     Context* ctx = bind_ctx_.get();

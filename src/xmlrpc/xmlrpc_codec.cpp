@@ -52,7 +52,7 @@
 namespace wsb::xmlrpc {
 namespace {
 
-class XmlrpcCodec final : public Codec, public CodecStages {
+class XmlrpcCodec final : public StagedCodec {
  public:
   XmlrpcCodec() { raise_xml_size_limit(); }
 
@@ -65,21 +65,7 @@ class XmlrpcCodec final : public Codec, public CodecStages {
   // 1e-290 in magnitude.
   DoubleFidelity double_fidelity() const override { return {1e-14, 1e-290}; }
 
-  void encode(const Payload& in, std::string& out) override {
-    bind(in);
-    write(out);
-  }
-
-  void decode(std::string_view wire, Payload& out) override {
-    read(wire);
-    unbind(out);
-  }
-
   std::string content_type() const override { return "text/xml"; }
-  CodecStages* stages() override { return this; }
-
-  bool splits_encode() const override { return true; }
-  bool splits_decode() const override { return true; }
 
   void bind(const Payload& in) override {
     bound_.reset();

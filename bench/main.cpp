@@ -11,9 +11,9 @@
 #include <vector>
 
 #include "codec_bench.h"
-#include "common/build_info.h"
 #include "common/codec.h"
 #include "common/placement.h"
+#include "harness/build_info.h"
 #include "rtt_bench.h"
 
 namespace po = boost::program_options;
@@ -84,10 +84,8 @@ int main(int argc, char** argv) {
       start = comma + 1;
     }
     for (const auto& target : targets) {
-      const auto eq = target.find('=');
-      if (eq == std::string::npos) throw std::invalid_argument("--target wants STACK=HOST:PORT");
-      wsb::find_stack(target.substr(0, eq));
-      rtt.targets[target.substr(0, eq)] = wsb::parse_endpoint(target.substr(eq + 1));
+      auto [stack, endpoint] = wsb::parse_stack_endpoint(target);
+      rtt.targets[stack] = std::move(endpoint);
     }
     // Fail now, not in the middle of a run, if a placement cannot be had.
     for (const auto p : rtt.placements) wsb::server_cpu(p);

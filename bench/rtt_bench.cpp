@@ -8,13 +8,13 @@
 #include <mutex>
 #include <optional>
 
-#include "common/byte_relay.h"
 #include "common/clock.h"
 #include "common/codec.h"
 #include "common/phases.h"
 #include "common/service.h"
-#include "common/stats.h"
-#include "common/tcp_floor.h"
+#include "harness/byte_relay.h"
+#include "harness/stats.h"
+#include "harness/tcp_floor.h"
 #include "instruction_count.h"
 #include "payload_cache.h"
 

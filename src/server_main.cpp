@@ -39,10 +39,8 @@ int main(int argc, char** argv) {
     po::store(po::command_line_parser(argc, argv).options(options).run(), vm);
     po::notify(vm);
     for (const auto& listen : listens) {
-      const auto eq = listen.find('=');
-      if (eq == std::string::npos) throw std::invalid_argument("--listen wants STACK=HOST:PORT");
-      wsb::find_stack(listen.substr(0, eq));
-      endpoints[listen.substr(0, eq)] = wsb::parse_endpoint(listen.substr(eq + 1));
+      auto [stack, endpoint] = wsb::parse_stack_endpoint(listen);
+      endpoints[stack] = std::move(endpoint);
     }
   } catch (const std::exception& e) {
     std::cerr << "wsbench-server: " << e.what() << "\n" << options;

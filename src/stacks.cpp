@@ -1,17 +1,42 @@
-// The stack registry. Adding a protocol stack: a server and a client behind
-// src/common/transport.h, and one line here.
+// The stack registry. Adding a protocol stack: a folder with a server and a
+// client behind src/common/transport.h, their two factories, and one entry
+// here.
+#include "beast/beast_stack.h"
+#include "common/codec.h"
 #include "common/transport.h"
-#include "rest/beast_stack.h"
 #include "soap/soap_stack.h"
 #include "xmlrpc/xmlrpc_stack.h"
 
 namespace wsb {
+namespace {
+
+// The common transport carries whatever the codec registry holds.
+std::vector<std::string> every_codec() {
+  std::vector<std::string> names;
+  for (const auto& codec : all_codecs()) names.push_back(codec.name);
+  return names;
+}
+
+}  // namespace
 
 const std::vector<StackEntry>& all_stacks() {
   static const std::vector<StackEntry> stacks = {
-      soap::gsoap_stack(),
-      xmlrpc::xmlrpc_c_stack(),
-      rest::beast_stack(),
+      {"gsoap",
+       "gSOAP 2.8 engine: generated service (accept thread, thread per connection) and proxy "
+       "(one keep-alive connection); SOAP 1.1 document/literal, MTOM answered in kind",
+       {"soap", "soap-mtom"},
+       soap::start_gsoap_server,
+       soap::connect_gsoap_client},
+      {"xmlrpc-c",
+       "xmlrpc-c 1.33: its Abyss HTTP server (a thread per connection) and method registry, and "
+       "its libcurl client transport; XML-RPC at /RPC2",
+       {"xmlrpc"},
+       xmlrpc::start_xmlrpc_server,
+       xmlrpc::connect_xmlrpc_client},
+      {"beast",
+       "Boost.Beast HTTP/1.1, synchronous, thread per connection: REST bodies by Content-Type "
+       "and Accept, and the common transport for every codec (X-Wsbench-Codec)",
+       every_codec(), beast_stack::start_beast_server, beast_stack::connect_beast_client},
   };
   return stacks;
 }
@@ -20,6 +45,13 @@ const StackEntry& find_stack(const std::string& name) {
   for (const auto& stack : all_stacks())
     if (stack.name == name) return stack;
   throw std::invalid_argument("unknown stack '" + name + "'");
+}
+
+std::pair<std::string, Endpoint> parse_stack_endpoint(const std::string& text) {
+  const auto eq = text.find('=');
+  if (eq == std::string::npos)
+    throw std::invalid_argument("want STACK=HOST:PORT, not '" + text + "'");
+  return {find_stack(text.substr(0, eq)).name, parse_endpoint(text.substr(eq + 1))};
 }
 
 }  // namespace wsb

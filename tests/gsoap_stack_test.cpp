@@ -10,12 +10,12 @@
 #include <thread>
 
 #include "common/base64.h"
-#include "common/byte_relay.h"
 #include "common/codec.h"
 #include "common/phases.h"
 #include "common/service.h"
 #include "common/transport.h"
 #include "conformance_cases.h"
+#include "harness/byte_relay.h"
 #include "raw_http.h"
 #include "soap/soap_stack.h"
 #include "test_helpers.h"
@@ -96,7 +96,7 @@ class GsoapStack : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
     service_ = new Service();
-    server_ = soap::gsoap_stack().start_server(*service_, ServerOptions{}).release();
+    server_ = find_stack("gsoap").start_server(*service_, ServerOptions{}).release();
   }
   static void TearDownTestSuite() {
     delete server_;
@@ -104,7 +104,7 @@ class GsoapStack : public ::testing::Test {
   }
   static Endpoint endpoint() { return server_->endpoint(); }
   static std::unique_ptr<Client> connect(const std::string& codec) {
-    return soap::gsoap_stack().connect(endpoint(), codec);
+    return find_stack("gsoap").connect(endpoint(), codec);
   }
 
   static Service* service_;
@@ -114,7 +114,7 @@ Service* GsoapStack::service_ = nullptr;
 Server* GsoapStack::server_ = nullptr;
 
 TEST(GsoapStackEntry, CarriesBothSoapCodecs) {
-  const StackEntry entry = soap::gsoap_stack();
+  const StackEntry& entry = find_stack("gsoap");
   EXPECT_EQ(entry.name, "gsoap");
   EXPECT_EQ(entry.codecs, (std::vector<std::string>{"soap", "soap-mtom"}));
   EXPECT_EQ(find_stack("gsoap").codecs, entry.codecs);
@@ -251,7 +251,7 @@ template <class Call>
 Wire on_the_wire(const Endpoint& server, const std::string& codec, Call call) {
   ByteRelay relay(server);
   relay.set_capture(true);
-  const auto client = soap::gsoap_stack().connect(relay.endpoint(), codec);
+  const auto client = find_stack("gsoap").connect(relay.endpoint(), codec);
   relay.reset();
   call(*client);
   return {relay.captured_to_server(), relay.captured_to_client()};
@@ -339,7 +339,7 @@ TEST_F(GsoapStack, PlainSoapCarriesBinariesInlineBothWays) {
 TEST_F(GsoapStack, OneConnectionPerClientAndRequestsAreDocumentLiteral) {
   ByteRelay relay(endpoint());
   relay.set_capture(true);
-  const auto client = soap::gsoap_stack().connect(relay.endpoint(), "soap");
+  const auto client = find_stack("gsoap").connect(relay.endpoint(), "soap");
   for (int i = 0; i < 20; ++i) EXPECT_EQ(client->ping(), kPingReply);
   EXPECT_EQ(client->primes(3), "FIRST 3 numbers: 2 3 5");
   const std::string sent = relay.captured_to_server();
@@ -563,7 +563,7 @@ class GsoapLimits : public ::testing::Test {
     ServerOptions options;
     options.limits.max_body_bytes = kMaxBody;
     options.limits.keepalive_timeout_s = 1;
-    server_ = soap::gsoap_stack().start_server(service_, options);
+    server_ = find_stack("gsoap").start_server(service_, options);
   }
   Endpoint endpoint() const { return server_->endpoint(); }
   static std::string big_echo(std::size_t text_bytes) {
@@ -630,7 +630,7 @@ TEST_F(GsoapLimits, ChunkedBodyOverTheLimitIs413) {
 }
 
 TEST_F(GsoapLimits, ClientSeesHttp413AndNoSilentReconnect) {
-  const auto client = soap::gsoap_stack().connect(endpoint(), "soap");
+  const auto client = find_stack("gsoap").connect(endpoint(), "soap");
   Payload out;
   try {
     client->echo(Binary{Bytes(kMaxBody, 7)}, out);
@@ -646,7 +646,7 @@ TEST_F(GsoapLimits, ClientSeesHttp413AndNoSilentReconnect) {
   } catch (const CallError& e) {
     EXPECT_NE(std::string(e.what()).find("not reconnecting"), std::string::npos) << e.what();
   }
-  EXPECT_EQ(soap::gsoap_stack().connect(endpoint(), "soap")->ping(), kPingReply);
+  EXPECT_EQ(find_stack("gsoap").connect(endpoint(), "soap")->ping(), kPingReply);
 }
 
 TEST_F(GsoapLimits, IdleConnectionsAreClosedAndTheClientSaysSo) {
@@ -659,75 +659,10 @@ TEST_F(GsoapLimits, IdleConnectionsAreClosedAndTheClientSaysSo) {
   EXPECT_GE(waited, std::chrono::milliseconds(900));
   EXPECT_LT(waited, std::chrono::milliseconds(4000));
 
-  const auto client = soap::gsoap_stack().connect(endpoint(), "soap-mtom");
+  const auto client = find_stack("gsoap").connect(endpoint(), "soap-mtom");
   EXPECT_EQ(client->ping(), kPingReply);
   std::this_thread::sleep_for(std::chrono::milliseconds(1500));
   EXPECT_THROW(client->ping(), CallError);
-}
-
-// ---- lifecycle ----
-
-TEST(GsoapServerLifecycle, StopClosesConnectionsAndIsIdempotent) {
-  Service service;
-  auto server = soap::gsoap_stack().start_server(service, ServerOptions{});
-  EXPECT_NE(server->endpoint().port, 0);
-  const auto client = soap::gsoap_stack().connect(server->endpoint(), "soap");
-  EXPECT_EQ(client->ping(), kPingReply);
-  RawConnection idle(server->endpoint());  // open, never used
-  std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  const auto start = std::chrono::steady_clock::now();
-  server->stop();
-  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(1))
-      << "stop() does not wait for idle connections to time out";
-  EXPECT_TRUE(idle.closed_by_server());
-  server->stop();
-  EXPECT_THROW(client->ping(), CallError);
-  EXPECT_THROW(soap::gsoap_stack().connect(server->endpoint(), "soap"), CallError);
-}
-
-TEST(GsoapServerLifecycle, ManyConnectionsComeAndGo) {
-  Service service;
-  const auto server = soap::gsoap_stack().start_server(service, ServerOptions{});
-  // Several open at once (the benchmark's client beside a relay's), and
-  // many in sequence (one per benchmark case): ended connections' threads
-  // are reaped.
-  std::vector<std::unique_ptr<Client>> open;
-  for (int i = 0; i < 4; ++i)
-    open.push_back(soap::gsoap_stack().connect(server->endpoint(), "soap"));
-  for (int i = 0; i < 100; ++i)
-    EXPECT_EQ(soap::gsoap_stack().connect(server->endpoint(), "soap-mtom")->ping(), kPingReply);
-  for (auto& c : open) EXPECT_EQ(c->ping(), kPingReply);
-}
-
-TEST(GsoapServerLifecycle, PortInUseIsAClearError) {
-  Service service;
-  const auto first = soap::gsoap_stack().start_server(service, ServerOptions{});
-  ServerOptions same;
-  same.listen = first->endpoint();
-  try {
-    soap::gsoap_stack().start_server(service, same);
-    ADD_FAILURE() << "two servers on one port";
-  } catch (const std::runtime_error& e) {
-    EXPECT_NE(std::string(e.what()).find(first->endpoint().to_string()), std::string::npos)
-        << e.what();
-  }
-}
-
-TEST(GsoapServerLifecycle, PinnedServerServes) {
-  Service service;
-  ServerOptions options;
-  options.cpu = 0;
-  const auto server = soap::gsoap_stack().start_server(service, options);
-  EXPECT_EQ(soap::gsoap_stack().connect(server->endpoint(), "soap")->ping(), kPingReply);
-}
-
-TEST(GsoapServerLifecycle, ClientRefusesOtherCodecsAndDeadEndpoints) {
-  Service service;
-  const auto server = soap::gsoap_stack().start_server(service, ServerOptions{});
-  EXPECT_THROW(soap::gsoap_stack().connect(server->endpoint(), "json"), std::invalid_argument);
-  Endpoint nowhere = server->endpoint();
-  server->stop();
-  EXPECT_THROW(soap::gsoap_stack().connect(nowhere, "soap"), CallError);
 }
 
 }  // namespace

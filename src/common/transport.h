@@ -11,6 +11,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "common/payload.h"
@@ -95,5 +96,9 @@ struct StackEntry {
 const std::vector<StackEntry>& all_stacks();
 // Throws std::invalid_argument for an unknown name.
 const StackEntry& find_stack(const std::string& name);
+
+// Parses "STACK=HOST:PORT" (the --listen and --target options) into the
+// registered stack's name and the endpoint; throws std::invalid_argument.
+std::pair<std::string, Endpoint> parse_stack_endpoint(const std::string& text);
 
 }  // namespace wsb

@@ -25,6 +25,7 @@
 #include <limits>
 
 #include "common/base64.h"
+#include "common/tree_decoder.h"
 #include "rest/rest_codecs.h"
 
 namespace wsb::rest {
@@ -218,13 +219,6 @@ std::int32_t int32_of(const Value& v, const char* what) {
   return v.GetInt();
 }
 
-std::int16_t int16_of(const Value& v, const char* what) {
-  const std::int32_t i = int32_of(v, what);
-  if (i < std::numeric_limits<std::int16_t>::min() || i > std::numeric_limits<std::int16_t>::max())
-    fail(std::string(what) + " is out of 16-bit range");
-  return static_cast<std::int16_t>(i);
-}
-
 std::int64_t int64_of(const Value& v, const char* what) {
   if (!v.IsInt64()) fail(std::string(what) + " is not a 64-bit integer");
   return v.GetInt64();
@@ -250,109 +244,34 @@ void bytes_of(const Value& v, const char* what, Bytes& out) {
   }
 }
 
-Record record_of(const Value& v) {
-  object(v, "record");
-  Record r;
-  r.title = string_of(member(v, "title"), "title");
-  r.author = string_of(member(v, "author"), "author");
-  r.body = string_of(member(v, "body"), "body");
-  r.sequence = int64_of(member(v, "sequence"), "sequence");
-  r.created = int64_of(member(v, "created"), "created");
-  r.priority = int32_of(member(v, "priority"), "priority");
-  r.category = int32_of(member(v, "category"), "category");
-  r.flags = int32_of(member(v, "flags"), "flags");
-  r.ttl = int16_of(member(v, "ttl"), "ttl");
-  return r;
-}
-
-Message message_of(const Value& v) {
-  object(v, "message");
-  Message m;
-  m.meta.recipient = string_of(member(v, "recipient"), "recipient");
-  m.meta.sender = string_of(member(v, "sender"), "sender");
-  m.meta.auth_token = string_of(member(v, "authToken"), "authToken");
-  m.meta.timestamp = int64_of(member(v, "timestamp"), "timestamp");
-  if (const Value* records = optional_member(v, "records")) {
-    const auto arr = array(*records, "records");
-    m.records.reserve(arr.Size());
-    for (const auto& r : arr) m.records.push_back(record_of(r));
+// RapidJSON's DOM as a TreeDecoder policy.
+struct JsonTree {
+  using Node = Value;
+  static const Value& object(const Value& v, const char* what) { return rest::object(v, what); }
+  static Value::ConstArray array(const Value& v, const char* what) { return rest::array(v, what); }
+  static std::size_t size(const Value::ConstArray& a) { return a.Size(); }
+  static const Value& member(const Value& obj, const char* name) { return rest::member(obj, name); }
+  static const Value* optional_member(const Value& obj, const char* name) {
+    return rest::optional_member(obj, name);
   }
-  if (const Value* attachment = optional_member(v, "attachment"))
-    bytes_of(*attachment, "attachment", m.attachment);
-  return m;
-}
-
-Building building_of(const Value& v) {
-  object(v, "building");
-  Building b;
-  b.id = string_of(member(v, "id"), "id");
-  b.name = string_of(member(v, "name"), "name");
-  b.height = double_of(member(v, "height"), "height");
-  b.floors = int32_of(member(v, "floors"), "floors");
-  const auto points = array(member(v, "footprint"), "footprint");
-  b.footprint.reserve(points.Size());
-  for (const auto& p : points) {
-    const auto xy = array(p, "point");
-    if (xy.Size() != 2) fail("point does not have two coordinates");
-    b.footprint.push_back({double_of(xy[0], "x"), double_of(xy[1], "y")});
+  static std::string string_of(const Value& v, const char* what) {
+    return rest::string_of(v, what);
   }
-  return b;
-}
-
-Payload payload_of(const Value& root) {
-  if (!root.IsObject() || root.MemberCount() != 1)
-    fail("body must be an object with exactly one member");
-  const auto& [name, v] = *root.MemberBegin();
-  const std::string_view kind(name.GetString(), name.GetStringLength());
-  if (kind == "text") return Text{string_of(v, "text")};
-  if (kind == "ints") {
-    IntArray p;
-    const auto arr = array(v, "ints");
-    p.values.reserve(arr.Size());
-    for (const auto& i : arr) p.values.push_back(int32_of(i, "int"));
-    return p;
+  static std::int32_t int32_of(const Value& v, const char* what) { return rest::int32_of(v, what); }
+  static std::int64_t int64_of(const Value& v, const char* what) { return rest::int64_of(v, what); }
+  static double double_of(const Value& v, const char* what) { return rest::double_of(v, what); }
+  static bool bool_of(const Value& v, const char* what) { return rest::bool_of(v, what); }
+  static void bytes_of(const Value& v, const char* what, Bytes& out) {
+    rest::bytes_of(v, what, out);
   }
-  if (kind == "strings") {
-    StringArray p;
-    const auto arr = array(v, "strings");
-    p.values.reserve(arr.Size());
-    for (const auto& s : arr) p.values.push_back(string_of(s, "string"));
-    return p;
+  static std::pair<std::string_view, const Value*> kind_of(const Value& root) {
+    if (!root.IsObject() || root.MemberCount() != 1)
+      fail("body must be an object with exactly one member");
+    const auto& [name, v] = *root.MemberBegin();
+    return {std::string_view(name.GetString(), name.GetStringLength()), &v};
   }
-  if (kind == "objects") {
-    ObjectArray p;
-    const auto arr = array(v, "objects");
-    p.values.reserve(arr.Size());
-    for (const auto& o : arr) {
-      object(o, "object");
-      p.values.push_back(
-          Object{int32_of(member(o, "id"), "id"), string_of(member(o, "name"), "name"),
-                 double_of(member(o, "value"), "value"), bool_of(member(o, "active"), "active")});
-    }
-    return p;
-  }
-  if (kind == "message") return message_of(v);
-  if (kind == "messages") {
-    MessageList p;
-    const auto arr = array(v, "messages");
-    p.messages.reserve(arr.Size());
-    for (const auto& m : arr) p.messages.push_back(message_of(m));
-    return p;
-  }
-  if (kind == "binary") {
-    Binary p;
-    bytes_of(v, "binary", p.data);
-    return p;
-  }
-  if (kind == "buildings") {
-    BuildingCollection p;
-    const auto arr = array(v, "buildings");
-    p.buildings.reserve(arr.Size());
-    for (const auto& b : arr) p.buildings.push_back(building_of(b));
-    return p;
-  }
-  fail("unknown payload member '" + std::string(kind) + "'");
-}
+  [[noreturn]] static void fail(const std::string& what) { rest::fail(what); }
+};
 
 class JsonCodec final : public Codec, public CodecStages {
  public:
@@ -390,7 +309,7 @@ class JsonCodec final : public Codec, public CodecStages {
            std::to_string(doc_.GetErrorOffset()));
   }
 
-  void unbind(Payload& out) override { out = payload_of(doc_); }
+  void unbind(Payload& out) override { out = TreeDecoder<JsonTree>::payload(doc_); }
 
  private:
   rapidjson::StringBuffer buffer_;

@@ -39,7 +39,7 @@
 #include "common/codec.h"
 #include "common/service.h"
 #include "soap/soap_binding.h"
-#include "soap/soap_stack_parts.h"
+#include "soap/soap_stack.h"
 #include "soapwsbenchProxy.h"
 
 namespace wsb::soap {

@@ -12,26 +12,9 @@
 // package and each non-empty binary is a raw MIME part referenced by
 // <xop:Include href="cid:..."/>.
 //
-// Stages: bind = model -> generated structs (wsb__getResponse and its
-// members, allocated in a gSOAP context; soap_binding.cpp, shared with the
-// gsoap stack); write = structs -> bytes (the engine's counting pass, then
-// the send pass); read = bytes -> structs (the engine's parser, MIME
-// included); unbind = structs -> model.
-//
-// Decoding is as strict as gSOAP in SOAP_XML_STRICT mode (every schema
-// element required, unknown elements, out-of-range numbers and characters
-// outside the base64 alphabet rejected; 17-digit doubles round-trip), plus
-// checks of ours where gSOAP lets malformed input through: balanced element
-// nesting (read()), nothing but whitespace after the message, no nil payload.
-// gSOAP leniencies kept, as they are the library's behaviour and checking
-// them would mean parsing twice: elements of a sequence in any order; unknown
-// attributes, undeclared entities, non-UTF-8 bytes, control characters and
-// a DOCTYPE pass through; and its base64 decoder stops at the first '=' or
-// '<', so missing or surplus padding and a dangling last character are not
-// errors. Strict base64 would need a deserializer of our own in place of
-// gSOAP's (soap_string_in, check, soap_base642s): measured about 1.7x
-// slower decoding of binary/64MiB (1.25 s vs 0.74 s), and that decode cost
-// is what the soap vs soap-mtom comparison is about.
+// bind/write and read/unbind go through gSOAP's generated structs. How
+// strict decoding is, and which gSOAP leniencies are kept and why, is in
+// docs/codecs.md.
 #include <algorithm>
 #include <cstring>
 #include <memory>

@@ -82,7 +82,7 @@
 #include "common/placement.h"
 #include "common/service.h"
 #include "soap/soap_binding.h"
-#include "soap/soap_stack_parts.h"
+#include "soap/soap_stack.h"
 #include "soapwsbenchService.h"
 
 namespace wsb::soap {

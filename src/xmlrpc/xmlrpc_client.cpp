@@ -47,7 +47,6 @@
 #include "common/codec.h"
 #include "xmlrpc/xmlrpc_codec.h"
 #include "xmlrpc/xmlrpc_mapping.h"
-#include "xmlrpc/xmlrpc_parts.h"
 #include "xmlrpc/xmlrpc_stack.h"
 
 namespace wsb::xmlrpc {

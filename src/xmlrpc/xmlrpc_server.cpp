@@ -106,7 +106,6 @@
 #include "common/service.h"
 #include "xmlrpc/xmlrpc_codec.h"
 #include "xmlrpc/xmlrpc_mapping.h"
-#include "xmlrpc/xmlrpc_parts.h"
 #include "xmlrpc/xmlrpc_stack.h"
 
 namespace wsb::xmlrpc {

@@ -1,55 +1,23 @@
 // The "xmlrpc-c" stack: xmlrpc-c's Abyss HTTP server and its curl client
-// transport, carrying the xmlrpc codec's bodies (xmlrpc_server.cpp,
-// xmlrpc_client.cpp).
-//
-// The service at /RPC2 (XML-RPC methods; xmlrpc-c's registry adds the
-// system.* methods, system.multicall among them):
-//   wsbench.ping() -> "pong"
-//   wsbench.get(label: string, e.g. "ints/3200") -> payload value
-//   wsbench.echo(payload value) -> the same payload value
-//   wsbench.registerClient() -> queue id: string
-//   wsbench.sendMessage(queue: string, message struct) -> true
-//   wsbench.receiveMessages(queue: string) -> {messages: [message struct...]}
-//   wsbench.unregisterClient(queue: string) -> true
-//   wsbench.primes(n: i4, or i8 above 2^31 - 1) -> "FIRST n numbers: ..."
-// A payload value is the codec's response value: a struct whose one member
-// names the kind (src/xmlrpc/xmlrpc_codec.cpp has the table).
+// transport, carrying the xmlrpc codec's bodies; registered in
+// src/stacks.cpp. Its API (methods, faults) is in xmlrpc_api.h.
 #pragma once
 
-#include <stdexcept>
+#include <memory>
 #include <string>
 
 #include "common/transport.h"
+#include "xmlrpc/xmlrpc_api.h"
 
 namespace wsb::xmlrpc {
 
-inline constexpr const char* kRpcPath = "/RPC2";
+// Throws std::runtime_error if the server cannot listen, std::invalid_argument
+// for limits xmlrpc-c cannot honour.
+std::unique_ptr<Server> start_xmlrpc_server(Service& service, const ServerOptions& options);
 
-// faultCodes of the methods' faults, one per kind of refusal (xmlrpc-c's
-// own faults keep its negative codes: -506 unknown method, -503 a call that
-// is not valid XML-RPC, -501 and -502 for system.* misuse).
-inline constexpr int kFaultBadRequest = 400;  // ServiceError::bad_request, and
-                                              // parameters that do not fit the method
-inline constexpr int kFaultNotFound = 404;    // ServiceError::not_found (unknown queue)
-inline constexpr int kFaultTooLarge = 413;    // ServiceError::too_large (a service limit)
-inline constexpr int kFaultInternal = -500;   // XMLRPC_INTERNAL_ERROR: a bug on our side
-// A call the server's guard refuses before xmlrpc-c parses it (see
-// xmlrpc_mapping.cpp): XMLRPC_PARSE_ERROR, as xmlrpc-c answers calls it
-// cannot parse.
-inline constexpr int kFaultUnparseable = -503;
-
-// An XML-RPC fault, as the client reports it: a CallError whose message is
-// "XML-RPC fault <code>: <faultString>", with the code kept apart.
-class FaultError : public CallError {
- public:
-  FaultError(int code, const std::string& fault_string)
-      : CallError("XML-RPC fault " + std::to_string(code) + ": " + fault_string), code_(code) {}
-  int code() const { return code_; }
-
- private:
-  int code_;
-};
-
-StackEntry xmlrpc_c_stack();
+// Throws std::invalid_argument for a codec other than "xmlrpc". Connects on
+// the first call (libcurl's way); a server that cannot be reached is a
+// CallError then.
+std::unique_ptr<Client> connect_xmlrpc_client(const Endpoint& server, const std::string& codec);
 
 }  // namespace wsb::xmlrpc

@@ -1,4 +1,4 @@
-#include "common/build_info.h"
+#include "harness/build_info.h"
 
 namespace wsb {
 

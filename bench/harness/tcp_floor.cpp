@@ -1,4 +1,4 @@
-#include "common/tcp_floor.h"
+#include "harness/tcp_floor.h"
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -14,43 +14,13 @@
 
 #include "common/clock.h"
 #include "common/placement.h"
+#include "harness/loopback.h"
 
 namespace wsb {
 namespace {
 
 [[noreturn]] void fail(const char* what) {
   throw std::runtime_error(std::string("tcp floor: ") + what + ": " + std::strerror(errno));
-}
-
-void set_nodelay(int fd) {
-  const int one = 1;
-  if (setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one) != 0) fail("TCP_NODELAY");
-}
-
-bool read_exact(int fd, char* data, std::size_t n) {
-  while (n > 0) {
-    const ssize_t got = ::recv(fd, data, n, 0);
-    if (got <= 0) {
-      if (got < 0 && errno == EINTR) continue;
-      return false;
-    }
-    data += got;
-    n -= static_cast<std::size_t>(got);
-  }
-  return true;
-}
-
-bool write_all(int fd, const char* data, std::size_t n) {
-  while (n > 0) {
-    const ssize_t put = ::send(fd, data, n, MSG_NOSIGNAL);
-    if (put < 0) {
-      if (errno == EINTR) continue;
-      return false;
-    }
-    data += put;
-    n -= static_cast<std::size_t>(put);
-  }
-  return true;
 }
 
 // Each exchange starts with an 16-byte header telling the server how many
@@ -63,15 +33,12 @@ struct Header {
 }  // namespace
 
 TcpFloor::TcpFloor(std::optional<int> server_cpu) : server_cpu_(server_cpu) {
-  listen_fd_ = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (listen_fd_ < 0) fail("socket");
+  std::uint16_t port = 0;
+  listen_fd_ = listen_on_loopback(1, port, "tcp floor");
   sockaddr_in addr{};
   addr.sin_family = AF_INET;
   addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t len = sizeof addr;
-  if (::bind(listen_fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) fail("bind");
-  if (::listen(listen_fd_, 1) != 0) fail("listen");
-  if (::getsockname(listen_fd_, reinterpret_cast<sockaddr*>(&addr), &len) != 0) fail("getsockname");
+  addr.sin_port = htons(port);
   client_fd_ = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
   if (client_fd_ < 0) fail("socket");
   // The backlog completes the connect; the thread starts only when nothing

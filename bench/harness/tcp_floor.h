@@ -9,7 +9,7 @@
 #include <thread>
 #include <vector>
 
-#include "common/stats.h"
+#include "harness/stats.h"
 
 namespace wsb {
 

@@ -1,22 +1,6 @@
-// The beast stack's HTTP/1.1 client: one persistent connection, one codec.
-//
-// REST codecs (json, xml, protobuf) travel as plain REST: Content-Type and
-// Accept name the media type. The other codecs travel on the common
-// transport: the X-Wsbench-Codec header names the codec for both directions
-// and the Content-Type is the codec's own (text/xml, multipart/related).
-//
-// Timeline: kInvoke when the call starts (before encoding), kRequestWritten
-// when the request is encoded and http::write is about to start,
-// kResponseReceived when http::read returns (header and body read), and
-// kDecoded when the call returns. All four are marked, so no client phase
-// merges.
-//
-// Reuse across calls: the connection, the codec, the read buffer, one
-// request object for calls without a body and one for calls with one (their
-// fixed headers set once, the target only when it changes), and the body
-// strings, which keep their capacity. What Beast allocates per call anyway:
-// the Content-Length field of a request with a body and the response's
-// header fields.
+// The beast stack's HTTP/1.1 client: one persistent connection, one codec,
+// REST media types for json/xml/protobuf and the X-Wsbench-Codec header for
+// the others. Everything a call can reuse is reused (docs/stacks/beast.md).
 #include <boost/asio/connect.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
@@ -27,13 +11,18 @@
 #include <boost/beast/http/write.hpp>
 #include <charconv>
 
+#include "beast/beast_stack.h"
+#include "beast/timed_socket.h"
 #include "common/clock.h"
 #include "common/codec.h"
-#include "rest/beast_parts.h"
-#include "rest/beast_socket.h"
 #include "rest/http_negotiation.h"
+#include "rest/rest_handler.h"
 
-namespace wsb::rest {
+namespace wsb::beast_stack {
+
+using rest::codec_name;
+using rest::Format;
+using rest::kCodecHeader;
 namespace {
 
 namespace beast = boost::beast;
@@ -287,4 +276,4 @@ std::unique_ptr<Client> connect_beast_client(const Endpoint& server, const std::
   return std::make_unique<BeastClient>(server, codec);
 }
 
-}  // namespace wsb::rest
+}  // namespace wsb::beast_stack

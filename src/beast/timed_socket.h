@@ -1,17 +1,7 @@
-// A blocking socket stream with an idle timeout for Beast's synchronous
-// HTTP algorithms (http::read, http::write). Include it only from the Beast
-// translation units (beast_server.cpp, beast_client.cpp).
-//
-// Why not tcp::socket directly: Asio's synchronous read_some has no timeout.
-// Its usual stand-in, a non-blocking socket plus poll() when a read would
-// block, costs a failed recv and a poll on every wait, i.e. two extra system
-// calls on each side of every round trip: a few percent of a 16 us loopback
-// round trip, which is what the benchmark measures. SO_RCVTIMEO/SO_SNDTIMEO
-// put the timeout in the kernel instead, but Asio turns the resulting EAGAIN
-// into an endless poll. So this adapter issues recvmsg/sendmsg on the
-// socket's descriptor itself: one system call per read or write, as a plain
-// blocking socket, and a kernel-enforced idle timeout. Asio still opens,
-// connects, accepts and closes the socket.
+// A blocking socket stream with a kernel-enforced idle timeout
+// (SO_RCVTIMEO/SO_SNDTIMEO) for Beast's synchronous read and write: one
+// system call per read or write, where Asio's own timeout needs a poll per
+// wait (docs/stacks/beast.md). Include it only from the Beast units.
 #pragma once
 
 #include <sys/socket.h>
@@ -25,7 +15,7 @@
 #include <chrono>
 #include <cstddef>
 
-namespace wsb::rest {
+namespace wsb::beast_stack {
 
 // Bytes to reserve in the flat_buffer an http::read reads into. Beast asks
 // the socket for max(512, free capacity) bytes at a time, at most 64 KiB;
@@ -53,58 +43,24 @@ class TimedSocket {
   // Beast's parser expects.
   template <class MutableBufferSequence>
   std::size_t read_some(const MutableBufferSequence& buffers, boost::system::error_code& ec) {
-    iovec iov[kMaxIov];
-    msghdr msg{};
-    msg.msg_iov = iov;
-    msg.msg_iovlen = fill(iov, buffers);
-    ec = {};
-    if (msg.msg_iovlen == 0) return 0;
-    for (;;) {
-      const ssize_t n = ::recvmsg(fd_, &msg, 0);
-      if (n > 0) return static_cast<std::size_t>(n);
-      if (n == 0) {
-        ec = boost::asio::error::eof;
-        return 0;
-      }
-      if (errno != EINTR) {
-        ec = failure();
-        return 0;
-      }
-    }
+    return transfer(
+        buffers, ec, [](int fd, msghdr* msg) { return ::recvmsg(fd, msg, 0); }, true);
   }
   template <class MutableBufferSequence>
   std::size_t read_some(const MutableBufferSequence& buffers) {
-    boost::system::error_code ec;
-    const std::size_t n = read_some(buffers, ec);
-    if (ec) throw boost::system::system_error(ec);
-    return n;
+    return or_throw([&](boost::system::error_code& ec) { return read_some(buffers, ec); });
   }
 
   // SyncWriteStream. MSG_NOSIGNAL: a peer that has gone away is an EPIPE
   // error, not a SIGPIPE that kills the process.
   template <class ConstBufferSequence>
   std::size_t write_some(const ConstBufferSequence& buffers, boost::system::error_code& ec) {
-    iovec iov[kMaxIov];
-    msghdr msg{};
-    msg.msg_iov = iov;
-    msg.msg_iovlen = fill(iov, buffers);
-    ec = {};
-    if (msg.msg_iovlen == 0) return 0;
-    for (;;) {
-      const ssize_t n = ::sendmsg(fd_, &msg, MSG_NOSIGNAL);
-      if (n >= 0) return static_cast<std::size_t>(n);
-      if (errno != EINTR) {
-        ec = failure();
-        return 0;
-      }
-    }
+    return transfer(
+        buffers, ec, [](int fd, msghdr* msg) { return ::sendmsg(fd, msg, MSG_NOSIGNAL); }, false);
   }
   template <class ConstBufferSequence>
   std::size_t write_some(const ConstBufferSequence& buffers) {
-    boost::system::error_code ec;
-    const std::size_t n = write_some(buffers, ec);
-    if (ec) throw boost::system::system_error(ec);
-    return n;
+    return or_throw([&](boost::system::error_code& ec) { return write_some(buffers, ec); });
   }
 
  private:
@@ -112,6 +68,38 @@ class TimedSocket {
   // body: about ten buffers here. Any beyond this many go in the next call
   // (a partial write or read is always allowed); 64 is Asio's own limit.
   static constexpr std::size_t kMaxIov = 64;
+
+  // One recvmsg or sendmsg over the buffers, retried on EINTR.
+  template <class BufferSequence, class Syscall>
+  std::size_t transfer(const BufferSequence& buffers, boost::system::error_code& ec,
+                       Syscall syscall, bool reading) {
+    iovec iov[kMaxIov];
+    msghdr msg{};
+    msg.msg_iov = iov;
+    msg.msg_iovlen = fill(iov, buffers);
+    ec = {};
+    if (msg.msg_iovlen == 0) return 0;
+    for (;;) {
+      const ssize_t n = syscall(fd_, &msg);
+      if (n == 0 && reading) {
+        ec = boost::asio::error::eof;
+        return 0;
+      }
+      if (n >= 0) return static_cast<std::size_t>(n);
+      if (errno != EINTR) {
+        ec = failure();
+        return 0;
+      }
+    }
+  }
+
+  template <class F>
+  static std::size_t or_throw(F&& call) {
+    boost::system::error_code ec;
+    const std::size_t n = call(ec);
+    if (ec) throw boost::system::system_error(ec);
+    return n;
+  }
 
   template <class BufferSequence>
   static std::size_t fill(iovec (&iov)[kMaxIov], const BufferSequence& buffers) {
@@ -136,4 +124,4 @@ class TimedSocket {
   int fd_;
 };
 
-}  // namespace wsb::rest
+}  // namespace wsb::beast_stack

@@ -1,4 +1,4 @@
-#include "common/stats.h"
+#include "harness/stats.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,4 +1,4 @@
-#include "common/byte_relay.h"
+#include "harness/byte_relay.h"
 
 #include <arpa/inet.h>
 #include <netdb.h>
@@ -16,16 +16,13 @@
 #include <stdexcept>
 #include <string>
 
+#include "harness/loopback.h"
+
 namespace wsb {
 namespace {
 
 [[noreturn]] void fail(const std::string& what) {
   throw std::runtime_error("byte relay: " + what + ": " + std::strerror(errno));
-}
-
-void set_nodelay(int fd) {
-  const int one = 1;
-  setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
 }
 
 int connect_to(const Endpoint& target) {
@@ -64,33 +61,13 @@ bool ByteRelay::forward(int from, int to, bool towards_server) {
     (towards_server ? captured_to_server_ : captured_to_client_)
         .append(buffer.data(), static_cast<std::size_t>(got));
   }
-  std::size_t done = 0;
-  while (done < static_cast<std::size_t>(got)) {
-    const ssize_t put =
-        ::send(to, buffer.data() + done, static_cast<std::size_t>(got) - done, MSG_NOSIGNAL);
-    if (put < 0) {
-      if (errno == EINTR) continue;
-      return false;
-    }
-    done += static_cast<std::size_t>(put);
-  }
-  return true;
+  return write_all(to, buffer.data(), static_cast<std::size_t>(got));
 }
 
 ByteRelay::ByteRelay(Endpoint target) : target_(std::move(target)) {
-  listen_fd_ = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (listen_fd_ < 0) fail("socket");
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t len = sizeof addr;
-  if (::bind(listen_fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 ||
-      ::listen(listen_fd_, 16) != 0 ||
-      ::getsockname(listen_fd_, reinterpret_cast<sockaddr*>(&addr), &len) != 0) {
-    ::close(listen_fd_);
-    fail("listen");
-  }
-  listen_ = Endpoint{"127.0.0.1", ntohs(addr.sin_port)};
+  std::uint16_t port = 0;
+  listen_fd_ = listen_on_loopback(16, port, "byte relay");
+  listen_ = Endpoint{"127.0.0.1", port};
   acceptor_ = std::thread([this] { accept_loop(); });
 }
 

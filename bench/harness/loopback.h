@@ -1,0 +1,20 @@
+// Plain-socket pieces the harness's own TCP peers share (the floor's
+// ping-pong, the counting relay).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace wsb {
+
+// A listening socket on 127.0.0.1 at an ephemeral port, stored in `port`.
+// Throws std::runtime_error naming `who` and errno.
+int listen_on_loopback(int backlog, std::uint16_t& port, const char* who);
+
+void set_nodelay(int fd);
+
+// Blocking, retried on EINTR; false when the peer has gone.
+bool write_all(int fd, const char* data, std::size_t n);
+bool read_exact(int fd, char* data, std::size_t n);
+
+}  // namespace wsb

@@ -1,0 +1,21 @@
+// The "beast" stack: Boost.Beast HTTP/1.1 server and client, registered in
+// src/stacks.cpp. It carries the REST API (src/rest/) and, as the common
+// transport, every registered codec (named by the X-Wsbench-Codec header).
+// No Beast header here: a Beast translation unit takes ~10 s to compile.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "common/transport.h"
+
+namespace wsb::beast_stack {
+
+// beast_server.cpp. Throws std::runtime_error if the server cannot listen.
+std::unique_ptr<Server> start_beast_server(Service& service, const ServerOptions& options);
+
+// beast_client.cpp. Throws CallError if the connection cannot be made,
+// std::invalid_argument for an unknown codec.
+std::unique_ptr<Client> connect_beast_client(const Endpoint& server, const std::string& codec);
+
+}  // namespace wsb::beast_stack

@@ -1,0 +1,144 @@
+// The walk from a library's value tree (a RapidJSON DOM, an xmlrpc-c value
+// tree) into the payload model, written once: member names, required and
+// optional members and the shape of each kind live here; how to reach a
+// member, an array or a scalar of that library is the Tree policy's. Every
+// member and type is checked; a failure is Tree::fail (a DecodeError).
+//
+// Tree provides, `what` naming the item in error messages:
+//   Node, Object (a checked struct/object handle), Array (indexable range)
+//   Object object(const Node&, what)         Array array(const Node&, what)
+//   const Node& member(const Object&, name)  const Node* optional_member(...)
+//   std::size_t size(const Array&)
+//   string_of, int32_of, int64_of, double_of, bool_of (const Node&, what)
+//   void bytes_of(const Node&, what, Bytes&)
+//   std::pair<std::string_view, const Node*> kind_of(const Node& root)
+//   [[noreturn]] void fail(const std::string&)
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <string_view>
+
+#include "common/payload.h"
+
+namespace wsb {
+
+template <class Tree>
+class TreeDecoder {
+ public:
+  using Node = typename Tree::Node;
+
+  static Payload payload(const Node& root) {
+    const auto [kind, v] = Tree::kind_of(root);
+    if (kind == "text") return Text{Tree::string_of(*v, "text")};
+    if (kind == "ints") {
+      IntArray p;
+      const auto items = Tree::array(*v, "ints");
+      p.values.reserve(Tree::size(items));
+      for (const auto& i : items) p.values.push_back(Tree::int32_of(i, "int"));
+      return p;
+    }
+    if (kind == "strings") {
+      StringArray p;
+      const auto items = Tree::array(*v, "strings");
+      p.values.reserve(Tree::size(items));
+      for (const auto& s : items) p.values.push_back(Tree::string_of(s, "string"));
+      return p;
+    }
+    if (kind == "objects") {
+      ObjectArray p;
+      const auto items = Tree::array(*v, "objects");
+      p.values.reserve(Tree::size(items));
+      for (const auto& item : items) {
+        decltype(auto) o = Tree::object(item, "object");
+        p.values.push_back(Object{Tree::int32_of(Tree::member(o, "id"), "id"),
+                                  Tree::string_of(Tree::member(o, "name"), "name"),
+                                  Tree::double_of(Tree::member(o, "value"), "value"),
+                                  Tree::bool_of(Tree::member(o, "active"), "active")});
+      }
+      return p;
+    }
+    if (kind == "message") return message(*v);
+    if (kind == "messages") {
+      MessageList p;
+      const auto items = Tree::array(*v, "messages");
+      p.messages.reserve(Tree::size(items));
+      for (const auto& m : items) p.messages.push_back(message(m));
+      return p;
+    }
+    if (kind == "binary") {
+      Binary p;
+      Tree::bytes_of(*v, "binary", p.data);
+      return p;
+    }
+    if (kind == "buildings") {
+      BuildingCollection p;
+      const auto items = Tree::array(*v, "buildings");
+      p.buildings.reserve(Tree::size(items));
+      for (const auto& b : items) p.buildings.push_back(building(b));
+      return p;
+    }
+    Tree::fail("unknown payload member '" + std::string(kind) + "'");
+  }
+
+  static Message message(const Node& v) {
+    decltype(auto) s = Tree::object(v, "message");
+    Message m;
+    m.meta.recipient = Tree::string_of(Tree::member(s, "recipient"), "recipient");
+    m.meta.sender = Tree::string_of(Tree::member(s, "sender"), "sender");
+    m.meta.auth_token = Tree::string_of(Tree::member(s, "authToken"), "authToken");
+    m.meta.timestamp = Tree::int64_of(Tree::member(s, "timestamp"), "timestamp");
+    if (const Node* records = Tree::optional_member(s, "records")) {
+      const auto items = Tree::array(*records, "records");
+      m.records.reserve(Tree::size(items));
+      for (const auto& r : items) m.records.push_back(record(r));
+    }
+    if (const Node* attachment = Tree::optional_member(s, "attachment"))
+      Tree::bytes_of(*attachment, "attachment", m.attachment);
+    return m;
+  }
+
+ private:
+  static std::int16_t int16_of(const Node& v, const char* what) {
+    const std::int32_t i = Tree::int32_of(v, what);
+    if (i < std::numeric_limits<std::int16_t>::min() ||
+        i > std::numeric_limits<std::int16_t>::max())
+      Tree::fail(std::string(what) + " is out of 16-bit range");
+    return static_cast<std::int16_t>(i);
+  }
+
+  static Record record(const Node& v) {
+    decltype(auto) s = Tree::object(v, "record");
+    Record r;
+    r.title = Tree::string_of(Tree::member(s, "title"), "title");
+    r.author = Tree::string_of(Tree::member(s, "author"), "author");
+    r.body = Tree::string_of(Tree::member(s, "body"), "body");
+    r.sequence = Tree::int64_of(Tree::member(s, "sequence"), "sequence");
+    r.created = Tree::int64_of(Tree::member(s, "created"), "created");
+    r.priority = Tree::int32_of(Tree::member(s, "priority"), "priority");
+    r.category = Tree::int32_of(Tree::member(s, "category"), "category");
+    r.flags = Tree::int32_of(Tree::member(s, "flags"), "flags");
+    r.ttl = int16_of(Tree::member(s, "ttl"), "ttl");
+    return r;
+  }
+
+  static Building building(const Node& v) {
+    decltype(auto) s = Tree::object(v, "building");
+    Building b;
+    b.id = Tree::string_of(Tree::member(s, "id"), "id");
+    b.name = Tree::string_of(Tree::member(s, "name"), "name");
+    b.height = Tree::double_of(Tree::member(s, "height"), "height");
+    b.floors = Tree::int32_of(Tree::member(s, "floors"), "floors");
+    const auto points = Tree::array(Tree::member(s, "footprint"), "footprint");
+    b.footprint.reserve(Tree::size(points));
+    for (const auto& p : points) {
+      const auto xy = Tree::array(p, "point");
+      if (Tree::size(xy) != 2) Tree::fail("point does not have two coordinates");
+      b.footprint.push_back({Tree::double_of(xy[0], "x"), Tree::double_of(xy[1], "y")});
+    }
+    return b;
+  }
+};
+
+}  // namespace wsb

@@ -11,7 +11,7 @@
 //   64-bit integer (one bad request from anyone kills the server; pinned in
 //   tests/xmlrpc_stack_test.cpp). xmlrpc_server_abyss_set_handler3 lets us
 //   install the call processor: it runs the codec's guard (see
-//   xmlrpc_mapping.cpp) and then calls xmlrpc_registry_process_call2, which
+//   xmlrpc_guard.cpp) and then calls xmlrpc_registry_process_call2, which
 //   is what serverAbyss's processor does.
 // - serverAbyss::run() installs process-wide signal handlers while it runs
 //   (SIGTERM, SIGINT, SIGHUP and SIGUSR1 exit(1); SIGPIPE ignored; SIGCHLD
@@ -104,7 +104,8 @@
 #include "common/phases.h"
 #include "common/placement.h"
 #include "common/service.h"
-#include "xmlrpc/xmlrpc_codec.h"
+#include "xmlrpc/xmlrpc_guard.h"
+#include "xmlrpc/xmlrpc_limits.h"
 #include "xmlrpc/xmlrpc_mapping.h"
 #include "xmlrpc/xmlrpc_parts.h"
 #include "xmlrpc/xmlrpc_stack.h"

@@ -41,7 +41,7 @@ inline constexpr int kFaultNotFound = 404;    // ServiceError::not_found (unknow
 inline constexpr int kFaultTooLarge = 413;    // ServiceError::too_large (a service limit)
 inline constexpr int kFaultInternal = -500;   // XMLRPC_INTERNAL_ERROR: a bug on our side
 // A call the server's guard refuses before xmlrpc-c parses it (see
-// xmlrpc_mapping.cpp): XMLRPC_PARSE_ERROR, as xmlrpc-c answers calls it
+// xmlrpc_guard.cpp): XMLRPC_PARSE_ERROR, as xmlrpc-c answers calls it
 // cannot parse.
 inline constexpr int kFaultUnparseable = -503;
 

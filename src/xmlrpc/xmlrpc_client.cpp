@@ -6,7 +6,7 @@
 // xmlrpc_c::xml::generateCall and the response parsed by the codec's guarded
 // parse_response, rather than through xmlrpc_c::client_xml, which does the
 // same three steps but parses the response unguarded (an <i8> that is not a
-// 64-bit integer in a reply would crash the client; see xmlrpc_mapping.cpp)
+// 64-bit integer in a reply would crash the client; see xmlrpc_guard.cpp)
 // and hides the moment the response has arrived.
 //
 // Connection: the transport keeps one libcurl session for synchronous calls,
@@ -45,7 +45,8 @@
 
 #include "common/clock.h"
 #include "common/codec.h"
-#include "xmlrpc/xmlrpc_codec.h"
+#include "xmlrpc/xmlrpc_guard.h"
+#include "xmlrpc/xmlrpc_limits.h"
 #include "xmlrpc/xmlrpc_mapping.h"
 #include "xmlrpc/xmlrpc_stack.h"
 

@@ -3,9 +3,9 @@
 // Encode builds an xmlrpc_c::value tree from the model (bind) and has
 // xmlrpc_c::xml::generateResponse serialise it as a methodResponse (write).
 // Decode parses with xmlrpc_c::xml::parseResponse into an rpcOutcome (read)
-// and walks the value tree into the model (unbind). The mapping and the
-// guard in front of the parser live in xmlrpc_mapping.cpp, shared with the
-// xmlrpc-c stack's server and client.
+// and walks the value tree into the model (unbind). The mapping
+// (xmlrpc_mapping.cpp) and the guard in front of the parser
+// (xmlrpc_guard.cpp) are shared with the xmlrpc-c stack's server and client.
 //
 // Body shape: the response's one param is a struct whose one member names
 // the payload, as in the JSON codec:
@@ -47,6 +47,8 @@
 #include <xmlrpc-c/base.hpp>
 #include <xmlrpc-c/xml.hpp>
 
+#include "xmlrpc/xmlrpc_guard.h"
+#include "xmlrpc/xmlrpc_limits.h"
 #include "xmlrpc/xmlrpc_mapping.h"
 
 namespace wsb::xmlrpc {

@@ -2,18 +2,13 @@
 
 #include <xmlrpc-c/base.h>
 
-#include <array>
-#include <charconv>
 #include <cmath>
 #include <limits>
-#include <mutex>
 #include <stdexcept>
 #include <type_traits>
 #include <xmlrpc-c/girerr.hpp>
-#include <xmlrpc-c/xml.hpp>
 
 #include "common/codec.h"
-#include "xmlrpc/xmlrpc_codec.h"
 
 namespace wsb::xmlrpc {
 namespace {
@@ -191,119 +186,6 @@ struct BeyondBmp {
   }
 };
 
-// ---- the guard: a lexical pass in front of xmlrpc-c's parser ----
-//
-// Defects of xmlrpc-c 1.33.14's parser that input reaches before any check
-// of ours could (each found by testing, see tests/xmlrpc_test.cpp; the same
-// parser reads calls in the server, where the first one is a remote crash,
-// see tests/xmlrpc_stack_test.cpp):
-// - <i8> text that is not a 64-bit integer crashes the parser (the fault
-//   message is formatted with two %s and one argument);
-// - <base64> text is decoded leniently: characters outside the alphabet are
-//   skipped, after masking off their high bit, so garbage decodes silently;
-// - a DOCTYPE's entities are expanded without bound (billion laughs hangs);
-// - deep element nesting overflows the stack (at about 150,000 levels)
-//   before the value nesting limit (XMLRPC_NESTING_LIMIT_ID, 64) applies;
-// - struct members are looked up by linear search as they are added
-//   (xmlrpc_struct.c), so a struct parses in quadratic time in its size
-//   (40,000 members take 0.4 s).
-// One pass over the markup rejects these before xmlrpc-c parses. It is not a
-// parser: it classifies each '<' and reads the text of <i8> and <base64>
-// elements; what it cannot vouch for (a declaration, attributes or markup
-// inside <i8>/<base64>) is rejected, and everything else is left to
-// xmlrpc-c, which parses the whole document as XML before it interprets a
-// single value, so input malformed in a way this pass skips over still fails
-// cleanly there.
-
-// A <value> level costs three elements (<value><array><data> or
-// <value><struct><member>); 256 admits xmlrpc-c's 64-value nesting limit
-// with room to spare, far below the depth that overflows the stack.
-constexpr std::size_t kMaxElementDepth = 256;
-// Our widest struct has 9 members; 256 keeps a hostile struct's quadratic
-// insertion cost within a small constant factor of linear. (system.multicall
-// entries are structs of two members.)
-constexpr std::size_t kMaxStructMembers = 256;
-
-enum class B64 : std::uint8_t { bad, digit, pad, space };
-
-constexpr std::array<B64, 256> make_base64_classes() {
-  std::array<B64, 256> t{};
-  for (char c = 'A'; c <= 'Z'; ++c) t[static_cast<unsigned char>(c)] = B64::digit;
-  for (char c = 'a'; c <= 'z'; ++c) t[static_cast<unsigned char>(c)] = B64::digit;
-  for (char c = '0'; c <= '9'; ++c) t[static_cast<unsigned char>(c)] = B64::digit;
-  t['+'] = B64::digit;
-  t['/'] = B64::digit;
-  t['='] = B64::pad;
-  // XML whitespace: xmlrpc-c breaks its base64 into CRLF-terminated lines.
-  t[' '] = B64::space;
-  t['\t'] = B64::space;
-  t['\r'] = B64::space;
-  t['\n'] = B64::space;
-  return t;
-}
-
-constexpr std::array<B64, 256> kBase64Classes = make_base64_classes();
-
-// Padded RFC 4648 base64 with whitespace anywhere, the same rule as
-// wsb::base64_decode.
-void check_base64(std::string_view text) {
-  std::size_t digits = 0;
-  std::size_t pads = 0;
-  for (const char c : text) {
-    switch (kBase64Classes[static_cast<unsigned char>(c)]) {
-      case B64::digit:
-        if (pads != 0) fail("invalid base64: data after padding");
-        ++digits;
-        break;
-      case B64::pad:
-        ++pads;
-        break;
-      case B64::space:
-        break;
-      case B64::bad:
-        fail("invalid base64: character outside the alphabet");
-    }
-  }
-  if (pads > 2 || (digits + pads) % 4 != 0) fail("invalid base64: bad length or padding");
-}
-
-// What xmlrpc-c's own <i8> parser accepts: an optional sign and decimal
-// digits within 64 bits ('+' is allowed; from_chars only takes '-').
-void check_i8(std::string_view text) {
-  std::string_view digits = text;
-  const bool plus = digits.starts_with('+');
-  if (plus) digits.remove_prefix(1);
-  if (digits.empty() || (plus && (digits[0] < '0' || digits[0] > '9')))
-    fail("<i8> does not hold a 64-bit integer");
-  std::int64_t v = 0;
-  const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), v);
-  if (ec != std::errc{} || end != digits.data() + digits.size())
-    fail("<i8> does not hold a 64-bit integer");
-}
-
-// Past the terminator, or the end of an unterminated construct (which
-// xmlrpc-c then reports as malformed XML).
-std::size_t skip_past(std::string_view doc, std::size_t from, std::string_view end) {
-  const std::size_t at = doc.find(end, from);
-  return at == std::string_view::npos ? doc.size() : at + end.size();
-}
-
-bool ends_name(char c) {
-  return c == '>' || c == '/' || c == ' ' || c == '\t' || c == '\r' || c == '\n';
-}
-
-// The '>' closing a start tag; quoted attribute values may contain '>'.
-std::size_t tag_end(std::string_view doc, std::size_t i) {
-  while (i < doc.size() && doc[i] != '>') {
-    if (doc[i] == '"' || doc[i] == '\'') {
-      i = doc.find(doc[i], i + 1);
-      if (i == std::string_view::npos) return i;
-    }
-    ++i;
-  }
-  return i < doc.size() ? i : std::string_view::npos;
-}
-
 // ---- decoding: value tree -> model, every member and type checked ----
 
 std::string type_name(const value& v) {
@@ -470,13 +352,6 @@ Payload unchecked_payload_of(const value& root) {
 
 }  // namespace
 
-void raise_xml_size_limit() {
-  // A process-wide setting (xmlrpc-c keeps its limits in globals, not per
-  // parser); set once, before anything of ours parses.
-  static std::once_flag raised;
-  std::call_once(raised, [] { xmlrpc_limit_set(XMLRPC_XML_SIZE_LIMIT_ID, kXmlSizeLimit); });
-}
-
 value payload_value(const Payload& payload) {
   return bound([&] { return std::visit(Binder{}, payload); });
 }
@@ -521,84 +396,6 @@ std::int64_t integer_of(const value& v, const char* what) {
   if (v.type() == value::TYPE_I8) return xmlrpc_c::value_i8(v).cvalue();
   expect(v, value::TYPE_INT, what, "an i4 or i8");
   return xmlrpc_c::value_int(v).cvalue();
-}
-
-void InputGuard::check(std::string_view doc) {
-  // Every '<' in a UTF-16 document sits next to a NUL byte; refusing NULs
-  // keeps the pass byte-oriented (UTF-8 and its ASCII-compatible peers).
-  if (doc.find('\0') != std::string_view::npos) fail("NUL byte in the document");
-  open_.clear();
-  std::size_t pos = 0;
-  while ((pos = doc.find('<', pos)) != std::string_view::npos) {
-    const std::string_view rest = doc.substr(pos + 1);
-    if (rest.starts_with("!--")) {
-      pos = skip_past(doc, pos + 4, "-->");
-    } else if (rest.starts_with("![CDATA[")) {
-      pos = skip_past(doc, pos + 9, "]]>");
-    } else if (rest.starts_with('?')) {
-      pos = skip_past(doc, pos + 2, "?>");
-    } else if (rest.starts_with('!')) {
-      fail("DOCTYPE or other declaration in the document");
-    } else if (rest.starts_with('/')) {
-      if (!open_.empty()) open_.pop_back();
-      pos += 2;
-    } else {
-      pos = start_tag(doc, pos);
-    }
-  }
-}
-
-// Handles the start tag at doc[lt] == '<'; returns where to continue.
-std::size_t InputGuard::start_tag(std::string_view doc, std::size_t lt) {
-  std::size_t name_end = lt + 1;
-  while (name_end < doc.size() && !ends_name(doc[name_end])) ++name_end;
-  const std::string_view name = doc.substr(lt + 1, name_end - lt - 1);
-  const std::size_t gt = tag_end(doc, name_end);
-  if (gt == std::string_view::npos) return doc.size();
-  const bool empty_element = doc[gt - 1] == '/';
-
-  if (name == "member" && !open_.empty() && ++open_.back() > kMaxStructMembers)
-    fail("struct with more than " + std::to_string(kMaxStructMembers) + " members");
-  if (!empty_element) {
-    if (open_.size() == kMaxElementDepth)
-      fail("elements nested deeper than " + std::to_string(kMaxElementDepth));
-    open_.push_back(0);
-  }
-
-  const bool is_i8 = name == "i8" || name == "ex:i8";
-  if ((!is_i8 && name != "base64") || empty_element) return gt + 1;
-  if (gt != name_end) fail("attributes on <" + std::string(name) + ">");
-  const std::size_t text_end = doc.find('<', gt + 1);
-  if (text_end == std::string_view::npos) return doc.size();
-  if (doc.substr(text_end, 2) != "</") fail("markup inside <" + std::string(name) + ">");
-  const std::string_view text = doc.substr(gt + 1, text_end - gt - 1);
-  if (is_i8) {
-    check_i8(text);
-  } else {
-    check_base64(text);
-  }
-  return text_end;
-}
-
-void check_document(std::string_view doc, std::string_view closing_tag, InputGuard& guard) {
-  // The limit is process-wide and may have been changed by anyone.
-  const std::size_t limit = xmlrpc_limit_get(XMLRPC_XML_SIZE_LIMIT_ID);
-  if (doc.size() > limit)
-    fail("document of " + std::to_string(doc.size()) + " bytes exceeds xmlrpc-c's limit of " +
-         std::to_string(limit));
-  guard.check(doc);
-  const auto end = doc.find_last_not_of(" \t\r\n");
-  const std::string_view body = end == std::string_view::npos ? "" : doc.substr(0, end + 1);
-  if (!body.ends_with(closing_tag)) fail("document does not end with " + std::string(closing_tag));
-}
-
-void parse_response(const std::string& wire, InputGuard& guard, xmlrpc_c::rpcOutcome& outcome) {
-  check_document(wire, "</methodResponse>", guard);
-  try {
-    xmlrpc_c::xml::parseResponse(wire, &outcome);
-  } catch (const girerr::error& e) {
-    fail(e.what());
-  }
 }
 
 }  // namespace wsb::xmlrpc

@@ -1,24 +1,17 @@
-// The one mapping between wsbench's model and xmlrpc-c's value trees, and
-// the guarded parse in front of xmlrpc-c's XML parser. The codec
-// (xmlrpc_codec.cpp), the Abyss server and the curl client all go through
-// it, so a body means the same thing in every one of them.
+// The one mapping between wsbench's model and xmlrpc-c's value trees. The
+// codec (xmlrpc_codec.cpp), the Abyss server's methods and the curl client
+// all go through it, so a body means the same thing in every one of them.
 //
 // Internal to src/xmlrpc: it includes xmlrpc-c headers.
 #pragma once
 
 #include <cstdint>
 #include <string>
-#include <string_view>
-#include <vector>
 #include <xmlrpc-c/base.hpp>
 
 #include "common/payload.h"
 
 namespace wsb::xmlrpc {
-
-// Raises xmlrpc-c's process-wide XML size limit to kXmlSizeLimit, once per
-// process. Every xmlrpc-c user in wsbench calls it before it parses.
-void raise_xml_size_limit();
 
 // ---- model -> value ----
 // Throw std::invalid_argument for what XML-RPC cannot carry (NaN, infinity,
@@ -43,30 +36,5 @@ std::string string_of(const xmlrpc_c::value& v, const char* what);
 bool bool_of(const xmlrpc_c::value& v, const char* what);
 // An <i4>, or an <i8> (which a client needs for values above 2^31 - 1).
 std::int64_t integer_of(const xmlrpc_c::value& v, const char* what);
-
-// ---- the guard in front of xmlrpc-c's parser ----
-
-// One lexical pass that rejects, with DecodeError, the documents that crash,
-// hang or fool xmlrpc-c 1.33.14's parser (details in xmlrpc_mapping.cpp).
-// Holds a reusable stack; not thread-safe.
-class InputGuard {
- public:
-  void check(std::string_view doc);
-
- private:
-  std::size_t start_tag(std::string_view doc, std::size_t lt);
-
-  std::vector<std::uint32_t> open_;  // per open element: <member> children so far
-};
-
-// Checks `doc` against the size limit, the guard and its closing tag, e.g.
-// "</methodCall>" (xmlrpc-c accepts a document whose final '>' is missing,
-// so a body cut short by a byte would otherwise parse as whole). Throws
-// DecodeError.
-void check_document(std::string_view doc, std::string_view closing_tag, InputGuard& guard);
-
-// Parses a methodResponse: a fault comes back in `outcome`, anything
-// malformed throws DecodeError.
-void parse_response(const std::string& wire, InputGuard& guard, xmlrpc_c::rpcOutcome& outcome);
 
 }  // namespace wsb::xmlrpc

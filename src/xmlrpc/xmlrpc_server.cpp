@@ -1,76 +1,13 @@
-// The xmlrpc-c stack's server: xmlrpc-c's Abyss HTTP server and its method
-// registry (libxmlrpc_abyss, libxmlrpc_server_abyss, libxmlrpc_server
-// 1.33.14).
-//
-// Assembly. The server is what xmlrpc_c::serverAbyss builds (an Abyss server
-// on our bound socket, xmlrpc-c's XML-RPC URI handler at /RPC2 in front of a
-// registry, Abyss's default 404 handler), put together through xmlrpc-c's
-// public C API instead of the serverAbyss class, which cannot be used here:
-// - serverAbyss hands the body straight to the registry's parser, and
-//   xmlrpc-c 1.33.14's parser crashes the process on an <i8> that is not a
-//   64-bit integer (one bad request from anyone kills the server; pinned in
-//   tests/xmlrpc_stack_test.cpp). xmlrpc_server_abyss_set_handler3 lets us
-//   install the call processor: it runs the codec's guard (see
-//   xmlrpc_mapping.cpp) and then calls xmlrpc_registry_process_call2, which
-//   is what serverAbyss's processor does.
-// - serverAbyss::run() installs process-wide signal handlers while it runs
-//   (SIGTERM, SIGINT, SIGHUP and SIGUSR1 exit(1); SIGPIPE ignored; SIGCHLD
-//   reaped), which neither the benchmark nor wsbench-server can accept.
-// - it has no hook for a body limit of its own (below).
-// The methods are registered in xmlrpc-c's C registry, the one the C++
-// registry wraps, with the same system.* methods (system.multicall,
-// system.listMethods, ...).
-//
-// Threads. Our thread runs Abyss's accept loop (ServerRun); Abyss starts one
-// thread per connection from it (pthread_create), which inherits its CPU
-// mask, its signal mask and its name ("xmlrpc-abyss"); the stack test checks
-// all three by name. Abyss writes with send() and no MSG_NOSIGNAL, so a
-// client that goes away mid-response raises SIGPIPE: our thread blocks it
-// (inherited as said), and send() then fails with EPIPE instead.
-//
-// TCP: Abyss has no TCP_NODELAY option, but sets it on the listening socket
-// it is given (seen with strace), and Linux copies it to accepted sockets;
-// we set it there as well, and the stack test checks the accepted socket.
-// It matters more than usual: Abyss sends the status line and each header
-// field of a response with a send() of its own, then the body (nine
-// segments for a ping reply), so with Nagle's algorithm on, the client's
-// delayed ACK stalls every reply (ping measured at 44 ms instead of
-// 135 us); with it off, the extra segments and wake-ups are a real cost of
-// this stack, most of a ping's response_transfer phase.
-// Keep-alive: kKeepaliveMaxRequests per connection (Abyss's default, 30,
-// would force a reconnect every 30 calls), ServerLimits::keepalive_timeout_s
-// idle.
-//
-// Limits. Abyss reads a request body in 4 KiB reads into a growing buffer
-// and refuses, with HTTP 500, a Content-Length over xmlrpc-c's process-wide
-// XML size limit (kXmlSizeLimit, which this stack's parsers share).
-// ServerLimits::max_body_bytes must not exceed it and is enforced first, by
-// an Abyss handler that answers 413 before the XML-RPC handler reads a byte,
-// reads and discards what the client still sends (up to kMaxDiscardBytes;
-// closing with unread input would make the kernel send a reset that can
-// destroy the 413 in flight) and closes the connection. A request without
-// Content-Length gets 411 (xmlrpc-c's handler does not read chunked
-// bodies). A body that stops short of its Content-Length gets 408 from
-// xmlrpc-c's handler, at once if the client closed its end, after
-// kRequestTimeoutS if it stalls.
-//
-// Errors on the wire: a call xmlrpc-c cannot parse, or the guard refuses,
-// and an unknown method get XML-RPC faults in HTTP 200 (-503 and -506,
-// xmlrpc-c's codes), as does anything a method refuses (the codes in
-// xmlrpc_stack.h); the connection stays open. The rest gets an HTTP error
-// (400 bad Content-Length, 404 other paths, 405 methods but POST, 408, 411,
-// 413, 500) and the connection is closed after it.
-//
-// Stop: ServerTerminate interrupts the accept and every connection's wait,
-// then ServerRun waits for the connection threads, checking every 2 s, so
-// stop() takes up to 2 s while clients are connected.
-//
-// Phase points (server_probe()): kRequestReceived when the call processor
-// gets the whole body; kParsed in the method, once its parameters are in
-// the model; kServiced after the Service call; kMarshalled when the
-// registry has written the response XML, before Abyss sends it. All four
-// are marked, so no server phase merges. Under system.multicall each inner
-// call marks kParsed and kServiced; the last one's marks stand.
+// The xmlrpc-c stack's connection handling: xmlrpc-c's Abyss HTTP server on
+// our bound socket, its accept thread (Abyss starts a thread per connection
+// from it), keep-alive, TCP_NODELAY, the request body limits, and the call
+// processor that guards a call before the method registry (xmlrpc_methods.h)
+// runs it. Decisions a reader must know (docs/stacks/xmlrpc-c.md explains):
+// - assembled through xmlrpc-c's C API, not xmlrpc_c::serverAbyss, whose
+//   parser a bad <i8> crashes, whose run() installs process-wide signal
+//   handlers, and which has no hook for a body limit;
+// - a body over ServerLimits::max_body_bytes gets 413 before a byte of it is
+//   read, one without Content-Length 411.
 #include <arpa/inet.h>
 #include <netdb.h>
 #include <netinet/in.h>
@@ -85,9 +22,9 @@
 #include <xmlrpc-c/server_abyss.h>
 
 #include <algorithm>
-#include <array>
 #include <cerrno>
 #include <charconv>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <future>
@@ -97,22 +34,18 @@
 #include <stdexcept>
 #include <string>
 #include <thread>
-#include <xmlrpc-c/base.hpp>
 
 #include "common/clock.h"
 #include "common/codec.h"
 #include "common/phases.h"
 #include "common/placement.h"
-#include "common/service.h"
-#include "xmlrpc/xmlrpc_codec.h"
-#include "xmlrpc/xmlrpc_mapping.h"
+#include "xmlrpc/xmlrpc_guard.h"
+#include "xmlrpc/xmlrpc_limits.h"
+#include "xmlrpc/xmlrpc_methods.h"
 #include "xmlrpc/xmlrpc_stack.h"
 
 namespace wsb::xmlrpc {
 namespace {
-
-using xmlrpc_c::carray;
-using xmlrpc_c::value;
 
 // Requests on one connection before Abyss closes it: in effect unlimited.
 constexpr std::uint32_t kKeepaliveMaxRequests = std::numeric_limits<std::uint32_t>::max();
@@ -123,10 +56,9 @@ constexpr std::uint32_t kRequestTimeoutS = 15;
 // wait, polling every 2 s, until one closes.
 constexpr unsigned kMaxConnections = 256;
 constexpr unsigned kListenBacklog = 128;
-// Stack for the code of ours a connection thread runs (a method, the guard,
-// payload conversion; all iterative), on top of what the registry declares
-// for its parser. Abyss sizes its connection threads from these figures.
-constexpr std::size_t kMethodStack = std::size_t{1} << 20;
+// Stack for the code of ours a connection thread runs besides the methods
+// (the guard, iterative), on top of what the registry declares for its
+// parser and methods. Abyss sizes its connection threads from these figures.
 constexpr std::size_t kProcessorStack = std::size_t{256} << 10;
 constexpr std::size_t kLimitHandlerStack = std::size_t{64} << 10;
 // The most of a refused body the server reads and discards before it
@@ -138,14 +70,6 @@ constexpr std::uint64_t kMaxDiscardBytes = kXmlSizeLimit;
 constexpr const char* kThreadName = "xmlrpc-abyss";
 
 void mark(Mark point) { server_probe().mark(point, now_ns()); }
-
-[[noreturn]] void bad_params(const std::string& what) { throw DecodeError("xmlrpc: " + what); }
-
-void expect_params(const carray& params, std::size_t n, const char* method) {
-  if (params.size() != n)
-    bad_params(std::string(method) + " takes " + std::to_string(n) + " parameter" +
-               (n == 1 ? "" : "s") + ", not " + std::to_string(params.size()));
-}
 
 std::string errno_text(int err) { return std::strerror(err); }
 
@@ -166,20 +90,10 @@ xmlrpc_mem_block* fault_document(xmlrpc_env* env, int code, const char* what) {
   return out;
 }
 
-class AbyssServer;
-using MethodFn = value (AbyssServer::*)(const carray& params);
-
-// What the registry hands back to dispatch() as the method's server info.
-struct MethodEntry {
-  const char* name;
-  MethodFn fn;
-  AbyssServer* server;
-};
-
 class AbyssServer final : public Server {
  public:
   AbyssServer(Service& service, const ServerOptions& options)
-      : service_(service), limits_(options.limits), endpoint_(options.listen) {
+      : limits_(options.limits), endpoint_(options.listen) {
     if (limits_.max_body_bytes > kXmlSizeLimit)
       throw std::invalid_argument(
           "xmlrpc-c server: max_body_bytes " + std::to_string(limits_.max_body_bytes) +
@@ -188,7 +102,7 @@ class AbyssServer final : public Server {
     global_init();
     try {
       bind_socket();
-      make_registry();
+      registry_ = make_registry(service);
       make_abyss();
       start_thread(options.cpu);
     } catch (...) {
@@ -261,22 +175,6 @@ class AbyssServer final : public Server {
       throw std::runtime_error("xmlrpc-c server: cannot bind " + where + ": " + errno_text(err));
   }
 
-  void make_registry() {
-    xmlrpc_env env;
-    xmlrpc_env_init(&env);
-    registry_ = xmlrpc_registry_new(&env);
-    // The dialect xmlrpc-c writes by default, made explicit: 64-bit
-    // integers as <i8>, as the codec expects.
-    if (!env.fault_occurred) xmlrpc_registry_set_dialect(&env, registry_, xmlrpc_dialect_i8);
-    for (auto& m : methods_) {
-      if (env.fault_occurred) break;
-      m.server = this;
-      const xmlrpc_method_info3 info{m.name, &dispatch, &m, kMethodStack, nullptr, nullptr};
-      xmlrpc_registry_add_method3(&env, registry_, &info);
-    }
-    check(env, "cannot build the method registry");
-  }
-
   void make_abyss() {
     const char* error = nullptr;
     ChanSwitchUnixCreateFd(fd_, &switch_, &error);
@@ -295,7 +193,8 @@ class AbyssServer final : public Server {
     xmlrpc_server_abyss_handler_parms parms{};
     parms.xml_processor = &process_call;
     parms.xml_processor_arg = this;
-    parms.xml_processor_max_stack = xmlrpc_registry_max_stackSize(registry_) + kProcessorStack;
+    parms.xml_processor_max_stack =
+        xmlrpc_registry_max_stackSize(registry_.get()) + kProcessorStack;
     parms.uri_path = kRpcPath;
     parms.chunk_response = false;
     parms.allow_origin = nullptr;
@@ -357,10 +256,7 @@ class AbyssServer final : public Server {
       ChanSwitchDestroy(switch_);
       switch_ = nullptr;
     }
-    if (registry_ != nullptr) {
-      xmlrpc_registry_free(registry_);
-      registry_ = nullptr;
-    }
+    registry_.reset();
     if (fd_ >= 0) {
       close(fd_);
       fd_ = -1;
@@ -442,121 +338,14 @@ class AbyssServer final : public Server {
       xmlrpc_env_set_fault(env, XMLRPC_INTERNAL_ERROR, e.what());  // Abyss answers 500
       return;
     }
-    xmlrpc_registry_process_call2(env, self.registry_, xml, length, session, response);
+    xmlrpc_registry_process_call2(env, self.registry_.get(), xml, length, session, response);
     mark(kMarshalled);
   }
 
-  // The registry calls this for every wsbench method. Exceptions must not
-  // cross xmlrpc-c's C code: each becomes a fault.
-  static xmlrpc_value* dispatch(xmlrpc_env* env, xmlrpc_value* params, void* entry_p, void*) {
-    const auto& entry = *static_cast<const MethodEntry*>(entry_p);
-    try {
-      const carray args = xmlrpc_c::value_array(value(params)).cvalue();
-      return (entry.server->*entry.fn)(args).cValue();  // a new reference, the registry's
-    } catch (const ServiceError& e) {
-      xmlrpc_env_set_fault(env, e.http_status(), e.what());
-    } catch (const DecodeError& e) {
-      xmlrpc_env_set_fault(env, kFaultBadRequest, e.what());
-    } catch (const std::invalid_argument& e) {
-      xmlrpc_env_set_fault(env, kFaultBadRequest, e.what());
-    } catch (const std::exception& e) {
-      xmlrpc_env_set_fault(env, kFaultInternal, e.what());
-    } catch (...) {
-      xmlrpc_env_set_fault(env, kFaultInternal, "unknown exception");
-    }
-    return nullptr;
-  }
-
-  // ---- the methods: parameters -> model -> Service -> value ----
-
-  value ping(const carray& params) {
-    expect_params(params, 0, kPing);
-    mark(kParsed);
-    std::string reply = Service::ping();
-    mark(kServiced);
-    return xmlrpc_c::value_string(reply);
-  }
-
-  value get(const carray& params) {
-    expect_params(params, 1, kGet);
-    const PayloadSpec spec = parse_spec(string_of(params[0], "label"));
-    mark(kParsed);
-    const auto payload = service_.get(spec);
-    mark(kServiced);
-    return payload_value(*payload);
-  }
-
-  value echo(const carray& params) {
-    expect_params(params, 1, kEcho);
-    const Payload payload = payload_of(params[0]);
-    mark(kParsed);
-    // The service's echo is the identity: what was decoded goes back.
-    mark(kServiced);
-    return payload_value(payload);
-  }
-
-  value register_client(const carray& params) {
-    expect_params(params, 0, kRegisterClient);
-    mark(kParsed);
-    std::string queue = service_.register_client();
-    mark(kServiced);
-    return xmlrpc_c::value_string(queue);
-  }
-
-  value send_message(const carray& params) {
-    expect_params(params, 2, kSendMessage);
-    const std::string queue = string_of(params[0], "queue");
-    Message message = message_of(params[1]);
-    mark(kParsed);
-    service_.send_message(queue, std::move(message));
-    mark(kServiced);
-    return xmlrpc_c::value_boolean(true);
-  }
-
-  value receive_messages(const carray& params) {
-    expect_params(params, 1, kReceiveMessages);
-    const std::string queue = string_of(params[0], "queue");
-    mark(kParsed);
-    const Payload messages = MessageList{service_.receive_messages(queue)};
-    mark(kServiced);
-    return payload_value(messages);
-  }
-
-  value unregister_client(const carray& params) {
-    expect_params(params, 1, kUnregisterClient);
-    const std::string queue = string_of(params[0], "queue");
-    mark(kParsed);
-    service_.unregister_client(queue);
-    mark(kServiced);
-    return xmlrpc_c::value_boolean(true);
-  }
-
-  value primes(const carray& params) {
-    expect_params(params, 1, kPrimes);
-    const std::int64_t n = integer_of(params[0], "n");
-    if (n < 0 || n > std::numeric_limits<std::uint32_t>::max())
-      bad_params("n must be in 0.." + std::to_string(std::numeric_limits<std::uint32_t>::max()));
-    mark(kParsed);
-    std::string reply = service_.primes(static_cast<std::uint32_t>(n));
-    mark(kServiced);
-    return xmlrpc_c::value_string(reply);
-  }
-
-  Service& service_;
   const ServerLimits limits_;
   Endpoint endpoint_;
-  std::array<MethodEntry, 8> methods_{{
-      {kPing, &AbyssServer::ping, nullptr},
-      {kGet, &AbyssServer::get, nullptr},
-      {kEcho, &AbyssServer::echo, nullptr},
-      {kRegisterClient, &AbyssServer::register_client, nullptr},
-      {kSendMessage, &AbyssServer::send_message, nullptr},
-      {kReceiveMessages, &AbyssServer::receive_messages, nullptr},
-      {kUnregisterClient, &AbyssServer::unregister_client, nullptr},
-      {kPrimes, &AbyssServer::primes, nullptr},
-  }};
   int fd_ = -1;
-  xmlrpc_registry* registry_ = nullptr;
+  Registry registry_;
   TChanSwitch* switch_ = nullptr;
   TServer abyss_{};
   bool abyss_created_ = false;

@@ -1,0 +1,184 @@
+// What each wsbench.* method answers: parameters -> model -> Service ->
+// value. Each method marks kParsed once its parameters are in the model and
+// kServiced after the Service call; bad parameters and ServiceErrors become
+// XML-RPC faults (codes in xmlrpc_api.h). Exceptions must not cross
+// xmlrpc-c's C code, so call<>() turns every one into a fault.
+#include "xmlrpc/xmlrpc_methods.h"
+
+#include <xmlrpc-c/base.h>
+
+#include <array>
+#include <cstdint>
+#include <limits>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <xmlrpc-c/base.hpp>
+
+#include "common/clock.h"
+#include "common/codec.h"
+#include "common/phases.h"
+#include "common/service.h"
+#include "xmlrpc/xmlrpc_mapping.h"
+#include "xmlrpc/xmlrpc_stack.h"
+
+namespace wsb::xmlrpc {
+namespace {
+
+using xmlrpc_c::carray;
+using xmlrpc_c::value;
+
+// Stack for the code of ours a method runs (payload conversion, all
+// iterative); Abyss sizes its connection threads from what the registry
+// declares.
+constexpr std::size_t kMethodStack = std::size_t{1} << 20;
+
+void mark(Mark point) { server_probe().mark(point, now_ns()); }
+
+[[noreturn]] void bad_params(const std::string& what) { throw DecodeError("xmlrpc: " + what); }
+
+void expect_params(const carray& params, std::size_t n, const char* method) {
+  if (params.size() != n)
+    bad_params(std::string(method) + " takes " + std::to_string(n) + " parameter" +
+               (n == 1 ? "" : "s") + ", not " + std::to_string(params.size()));
+}
+
+// ---- the methods: parameters -> model -> Service -> value ----
+
+value ping(Service&, const carray& params) {
+  expect_params(params, 0, kPing);
+  mark(kParsed);
+  std::string reply = Service::ping();
+  mark(kServiced);
+  return xmlrpc_c::value_string(reply);
+}
+
+value get(Service& service, const carray& params) {
+  expect_params(params, 1, kGet);
+  const PayloadSpec spec = parse_spec(string_of(params[0], "label"));
+  mark(kParsed);
+  const auto payload = service.get(spec);
+  mark(kServiced);
+  return payload_value(*payload);
+}
+
+value echo(Service&, const carray& params) {
+  expect_params(params, 1, kEcho);
+  const Payload payload = payload_of(params[0]);
+  mark(kParsed);
+  // The service's echo is the identity: what was decoded goes back.
+  mark(kServiced);
+  return payload_value(payload);
+}
+
+value register_client(Service& service, const carray& params) {
+  expect_params(params, 0, kRegisterClient);
+  mark(kParsed);
+  std::string queue = service.register_client();
+  mark(kServiced);
+  return xmlrpc_c::value_string(queue);
+}
+
+value send_message(Service& service, const carray& params) {
+  expect_params(params, 2, kSendMessage);
+  const std::string queue = string_of(params[0], "queue");
+  Message message = message_of(params[1]);
+  mark(kParsed);
+  service.send_message(queue, std::move(message));
+  mark(kServiced);
+  return xmlrpc_c::value_boolean(true);
+}
+
+value receive_messages(Service& service, const carray& params) {
+  expect_params(params, 1, kReceiveMessages);
+  const std::string queue = string_of(params[0], "queue");
+  mark(kParsed);
+  const Payload messages = MessageList{service.receive_messages(queue)};
+  mark(kServiced);
+  return payload_value(messages);
+}
+
+value unregister_client(Service& service, const carray& params) {
+  expect_params(params, 1, kUnregisterClient);
+  const std::string queue = string_of(params[0], "queue");
+  mark(kParsed);
+  service.unregister_client(queue);
+  mark(kServiced);
+  return xmlrpc_c::value_boolean(true);
+}
+
+value primes(Service& service, const carray& params) {
+  expect_params(params, 1, kPrimes);
+  const std::int64_t n = integer_of(params[0], "n");
+  if (n < 0 || n > std::numeric_limits<std::uint32_t>::max())
+    bad_params("n must be in 0.." + std::to_string(std::numeric_limits<std::uint32_t>::max()));
+  mark(kParsed);
+  std::string reply = service.primes(static_cast<std::uint32_t>(n));
+  mark(kServiced);
+  return xmlrpc_c::value_string(reply);
+}
+
+// ---- the registry's view: one C entry point per method ----
+
+using Method = value (*)(Service&, const carray&);
+
+// The registry calls this with the method's server info, our Service.
+template <Method method>
+xmlrpc_value* call(xmlrpc_env* env, xmlrpc_value* params, void* service, void*) {
+  try {
+    const carray args = xmlrpc_c::value_array(value(params)).cvalue();
+    // cValue() is a new reference, which the registry takes over.
+    return method(*static_cast<Service*>(service), args).cValue();
+  } catch (const ServiceError& e) {
+    xmlrpc_env_set_fault(env, e.http_status(), e.what());
+  } catch (const DecodeError& e) {
+    xmlrpc_env_set_fault(env, kFaultBadRequest, e.what());
+  } catch (const std::invalid_argument& e) {
+    xmlrpc_env_set_fault(env, kFaultBadRequest, e.what());
+  } catch (const std::exception& e) {
+    xmlrpc_env_set_fault(env, kFaultInternal, e.what());
+  } catch (...) {
+    xmlrpc_env_set_fault(env, kFaultInternal, "unknown exception");
+  }
+  return nullptr;
+}
+
+struct MethodEntry {
+  const char* name;
+  xmlrpc_method2 function;
+};
+
+constexpr std::array<MethodEntry, 8> kMethods{{
+    {kPing, &call<ping>},
+    {kGet, &call<get>},
+    {kEcho, &call<echo>},
+    {kRegisterClient, &call<register_client>},
+    {kSendMessage, &call<send_message>},
+    {kReceiveMessages, &call<receive_messages>},
+    {kUnregisterClient, &call<unregister_client>},
+    {kPrimes, &call<primes>},
+}};
+
+}  // namespace
+
+Registry make_registry(Service& service) {
+  xmlrpc_env env;
+  xmlrpc_env_init(&env);
+  Registry registry(xmlrpc_registry_new(&env));
+  // The dialect xmlrpc-c writes by default, made explicit: 64-bit integers
+  // as <i8>, as the codec expects.
+  if (!env.fault_occurred) xmlrpc_registry_set_dialect(&env, registry.get(), xmlrpc_dialect_i8);
+  for (const auto& m : kMethods) {
+    if (env.fault_occurred) break;
+    const xmlrpc_method_info3 info{m.name, m.function, &service, kMethodStack, nullptr, nullptr};
+    xmlrpc_registry_add_method3(&env, registry.get(), &info);
+  }
+  if (env.fault_occurred) {
+    const std::string why = env.fault_string;
+    xmlrpc_env_clean(&env);
+    throw std::runtime_error("xmlrpc-c server: cannot build the method registry: " + why);
+  }
+  return registry;
+}
+
+}  // namespace wsb::xmlrpc

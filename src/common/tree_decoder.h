@@ -11,7 +11,9 @@
 //   std::size_t size(const Array&)
 //   string_of, int32_of, int64_of, double_of, bool_of (const Node&, what)
 //   void bytes_of(const Node&, what, Bytes&)
-//   std::pair<std::string_view, const Node*> kind_of(const Node& root)
+//   top(const Node& root): the root checked to hold exactly one member (a
+//     handle that must stay alive while the member is used)
+//   std::pair<std::string_view, const Node*> only_member(top's handle)
 //   [[noreturn]] void fail(const std::string&)
 #pragma once
 
@@ -30,7 +32,8 @@ class TreeDecoder {
   using Node = typename Tree::Node;
 
   static Payload payload(const Node& root) {
-    const auto [kind, v] = Tree::kind_of(root);
+    decltype(auto) top = Tree::top(root);
+    const auto [kind, v] = Tree::only_member(top);
     if (kind == "text") return Text{Tree::string_of(*v, "text")};
     if (kind == "ints") {
       IntArray p;

@@ -264,10 +264,13 @@ struct JsonTree {
   static void bytes_of(const Value& v, const char* what, Bytes& out) {
     rest::bytes_of(v, what, out);
   }
-  static std::pair<std::string_view, const Value*> kind_of(const Value& root) {
+  static const Value& top(const Value& root) {
     if (!root.IsObject() || root.MemberCount() != 1)
       fail("body must be an object with exactly one member");
-    const auto& [name, v] = *root.MemberBegin();
+    return root;
+  }
+  static std::pair<std::string_view, const Value*> only_member(const Value& top) {
+    const auto& [name, v] = *top.MemberBegin();
     return {std::string_view(name.GetString(), name.GetStringLength()), &v};
   }
   [[noreturn]] static void fail(const std::string& what) { rest::fail(what); }

@@ -9,6 +9,7 @@
 #include <xmlrpc-c/girerr.hpp>
 
 #include "common/codec.h"
+#include "common/tree_decoder.h"
 
 namespace wsb::xmlrpc {
 namespace {
@@ -222,13 +223,6 @@ std::int32_t int32_of(const value& v, const char* what) {
   return xmlrpc_c::value_int(v).cvalue();
 }
 
-std::int16_t int16_of(const value& v, const char* what) {
-  const std::int32_t i = int32_of(v, what);
-  if (i < std::numeric_limits<std::int16_t>::min() || i > std::numeric_limits<std::int16_t>::max())
-    fail(std::string(what) + " is out of 16-bit range");
-  return static_cast<std::int16_t>(i);
-}
-
 std::int64_t int64_of(const value& v, const char* what) {
   expect(v, value::TYPE_I8, what, "an i8");
   return xmlrpc_c::value_i8(v).cvalue();
@@ -247,108 +241,43 @@ void bytes_of(const value& v, const char* what, Bytes& out) {
   out = xmlrpc_c::value_bytestring(v).vectorUcharValue();
 }
 
-Record record_of(const value& v) {
-  const auto s = struct_of(v, "record");
-  Record r;
-  r.title = string_of(member(s, "title"), "title");
-  r.author = string_of(member(s, "author"), "author");
-  r.body = string_of(member(s, "body"), "body");
-  r.sequence = int64_of(member(s, "sequence"), "sequence");
-  r.created = int64_of(member(s, "created"), "created");
-  r.priority = int32_of(member(s, "priority"), "priority");
-  r.category = int32_of(member(s, "category"), "category");
-  r.flags = int32_of(member(s, "flags"), "flags");
-  r.ttl = int16_of(member(s, "ttl"), "ttl");
-  return r;
-}
-
-Message unchecked_message_of(const value& v) {
-  const auto s = struct_of(v, "message");
-  Message m;
-  m.meta.recipient = string_of(member(s, "recipient"), "recipient");
-  m.meta.sender = string_of(member(s, "sender"), "sender");
-  m.meta.auth_token = string_of(member(s, "authToken"), "authToken");
-  m.meta.timestamp = int64_of(member(s, "timestamp"), "timestamp");
-  if (const value* records = optional_member(s, "records")) {
-    const auto items = array_of(*records, "records");
-    m.records.reserve(items.size());
-    for (const auto& r : items) m.records.push_back(record_of(r));
+// xmlrpc-c's value tree as a TreeDecoder policy.
+struct ValueTree {
+  using Node = value;
+  static xmlrpc_c::cstruct object(const value& v, const char* what) { return struct_of(v, what); }
+  static xmlrpc_c::carray array(const value& v, const char* what) { return array_of(v, what); }
+  static std::size_t size(const xmlrpc_c::carray& a) { return a.size(); }
+  static const value& member(const xmlrpc_c::cstruct& s, const char* name) {
+    return xmlrpc::member(s, name);
   }
-  if (const value* attachment = optional_member(s, "attachment"))
-    bytes_of(*attachment, "attachment", m.attachment);
-  return m;
-}
-
-Building building_of(const value& v) {
-  const auto s = struct_of(v, "building");
-  Building b;
-  b.id = string_of(member(s, "id"), "id");
-  b.name = string_of(member(s, "name"), "name");
-  b.height = double_of(member(s, "height"), "height");
-  b.floors = int32_of(member(s, "floors"), "floors");
-  const auto points = array_of(member(s, "footprint"), "footprint");
-  b.footprint.reserve(points.size());
-  for (const auto& p : points) {
-    const auto xy = array_of(p, "point");
-    if (xy.size() != 2) fail("point does not have two coordinates");
-    b.footprint.push_back({double_of(xy[0], "x"), double_of(xy[1], "y")});
+  static const value* optional_member(const xmlrpc_c::cstruct& s, const char* name) {
+    return xmlrpc::optional_member(s, name);
   }
-  return b;
-}
-
-Payload unchecked_payload_of(const value& root) {
-  const auto body = struct_of(root, "payload value");
-  if (body.size() != 1) fail("payload value must be a struct with exactly one member");
-  const auto& [kind, v] = *body.begin();
-  if (kind == "text") return Text{string_of(v, "text")};
-  if (kind == "ints") {
-    IntArray p;
-    const auto items = array_of(v, "ints");
-    p.values.reserve(items.size());
-    for (const auto& i : items) p.values.push_back(int32_of(i, "int"));
-    return p;
+  static std::string string_of(const value& v, const char* what) {
+    return xmlrpc::string_of(v, what);
   }
-  if (kind == "strings") {
-    StringArray p;
-    const auto items = array_of(v, "strings");
-    p.values.reserve(items.size());
-    for (const auto& s : items) p.values.push_back(string_of(s, "string"));
-    return p;
+  static std::int32_t int32_of(const value& v, const char* what) {
+    return xmlrpc::int32_of(v, what);
   }
-  if (kind == "objects") {
-    ObjectArray p;
-    const auto items = array_of(v, "objects");
-    p.values.reserve(items.size());
-    for (const auto& item : items) {
-      const auto o = struct_of(item, "object");
-      p.values.push_back(
-          Object{int32_of(member(o, "id"), "id"), string_of(member(o, "name"), "name"),
-                 double_of(member(o, "value"), "value"), bool_of(member(o, "active"), "active")});
-    }
-    return p;
+  static std::int64_t int64_of(const value& v, const char* what) {
+    return xmlrpc::int64_of(v, what);
   }
-  if (kind == "message") return unchecked_message_of(v);
-  if (kind == "messages") {
-    MessageList p;
-    const auto items = array_of(v, "messages");
-    p.messages.reserve(items.size());
-    for (const auto& m : items) p.messages.push_back(unchecked_message_of(m));
-    return p;
+  static double double_of(const value& v, const char* what) { return xmlrpc::double_of(v, what); }
+  static bool bool_of(const value& v, const char* what) { return xmlrpc::bool_of(v, what); }
+  static void bytes_of(const value& v, const char* what, Bytes& out) {
+    xmlrpc::bytes_of(v, what, out);
   }
-  if (kind == "binary") {
-    Binary p;
-    bytes_of(v, "binary", p.data);
-    return p;
+  // xmlrpc-c hands out structs as copies: the caller keeps this one alive.
+  static xmlrpc_c::cstruct top(const value& root) {
+    auto body = struct_of(root, "payload value");
+    if (body.size() != 1) fail("payload value must be a struct with exactly one member");
+    return body;
   }
-  if (kind == "buildings") {
-    BuildingCollection p;
-    const auto items = array_of(v, "buildings");
-    p.buildings.reserve(items.size());
-    for (const auto& b : items) p.buildings.push_back(building_of(b));
-    return p;
+  static std::pair<std::string_view, const value*> only_member(const xmlrpc_c::cstruct& top) {
+    return {top.begin()->first, &top.begin()->second};
   }
-  fail("unknown payload member '" + kind + "'");
-}
+  [[noreturn]] static void fail(const std::string& what) { xmlrpc::fail(what); }
+};
 
 }  // namespace
 
@@ -368,7 +297,7 @@ std::string unsupported_reason(const Payload& payload) {
 
 Payload payload_of(const value& v) {
   try {
-    return unchecked_payload_of(v);
+    return TreeDecoder<ValueTree>::payload(v);
   } catch (const girerr::error& e) {
     fail(e.what());
   }
@@ -376,7 +305,7 @@ Payload payload_of(const value& v) {
 
 Message message_of(const value& v) {
   try {
-    return unchecked_message_of(v);
+    return TreeDecoder<ValueTree>::message(v);
   } catch (const girerr::error& e) {
     fail(e.what());
   }

@@ -21,7 +21,7 @@
 //
 // Operations: `get` is what the codecs encode (its response carries one
 // payload of the catalogue); all of them are served by the gsoap stack
-// (soap_server.cpp implements them, soap_client.cpp calls them) for the
+// (soap_operations.cpp implements them, soap_client.cpp calls them) for the
 // round-trip experiments (E1 ping, E3 get, echo, E5 messaging, E7 primes).
 // Their parameters are elements of the schema namespace like every other
 // (elementForm qualified): <wsb:primes><wsb:n>3</wsb:n></wsb:primes>, as

@@ -1,0 +1,157 @@
+// The gsoap server's request handling: what each operation of the generated
+// wsbenchService answers, and the WSDL. No sockets or connection state here
+// (soap_server.cpp has them); see docs/stacks/gsoap.md.
+//
+// A request that came in as MTOM is answered in MTOM. A wsb::ServiceError,
+// DecodeError or a request the model rejects is a SOAP-ENV:Client fault,
+// anything else SOAP-ENV:Server.
+#include "soap/soap_operations.h"
+
+#include <stdexcept>
+#include <string>
+#include <string_view>
+
+#include "common/clock.h"
+#include "common/codec.h"
+#include "common/phases.h"
+#include "soap/soap_stack.h"
+
+namespace wsb::soap {
+
+int Operations::ping(wsb__pingResponse& response) {
+  return run([&] {
+    response.reply = Service::ping();
+    serviced();
+  });
+}
+
+int Operations::get(const std::string& kind, LONG64 n, wsb__getResponse& response) {
+  return run([&] {
+    if (n < 0) throw ServiceError(ServiceError::Kind::bad_request, "negative size");
+    got_ = service_.get(PayloadSpec{kind_from_name(kind), static_cast<std::size_t>(n)});
+    serviced();
+    binder().payload(*got_, response.__union_payload, response.payload);
+  });
+}
+
+int Operations::echo(wsb__Payload* payload, wsb__echoResponse& response) {
+  return run([&] {
+    if (payload == nullptr) throw DecodeError("echo without a payload");
+    // Materialised in the model, as every stack's echo is, then bound back:
+    // the server's parse and marshal costs are those of a real service.
+    echoed_ = unbinder().payload(payload->__union_payload, payload->payload, "payload");
+    serviced();
+    binder().payload(echoed_, response.__union_payload, response.payload);
+  });
+}
+
+int Operations::RegisterClient(wsb__RegisterClientResponse& response) {
+  return run([&] {
+    response.queue = service_.register_client();
+    serviced();
+  });
+}
+
+int Operations::SendMessage(const std::string& queue, wsb__Message* message,
+                            wsb__SendMessageResponse&) {
+  return run([&] {
+    if (message == nullptr) throw DecodeError("SendMessage without a message");
+    service_.send_message(queue, unbinder().message(*message));
+    serviced();
+  });
+}
+
+int Operations::ReceiveMessage(const std::string& queue, wsb__ReceiveMessageResponse& response) {
+  return run([&] {
+    received_ = service_.receive_messages(queue);
+    serviced();
+    response.message.resize(received_.size());
+    for (std::size_t i = 0; i < received_.size(); ++i)
+      binder().message(received_[i], response.message[i]);
+  });
+}
+
+int Operations::UnregisterClient(const std::string& queue, wsb__UnregisterClientResponse&) {
+  return run([&] {
+    service_.unregister_client(queue);
+    serviced();
+  });
+}
+
+int Operations::primes(unsigned int n, std::string& result) {
+  return run([&] {
+    result = service_.primes(n);
+    serviced();
+  });
+}
+
+void Operations::release() {
+  release_message(soap);
+  got_.reset();
+  echoed_ = Payload{};
+  received_.clear();
+}
+
+// Marks the request's points, picks the reply's format, and turns exceptions
+// into SOAP Faults (an exception must not unwind through the engine).
+template <class F>
+int Operations::run(F&& operation) {
+  exchange_.operation_entered(soap);
+  server_probe().mark(kParsed, now_ns());
+  // gSOAP sets SOAP_ENC_MTOM in soap::mode when the request was an MTOM
+  // package; the reply's format is soap::omode, which persists on the
+  // connection, so it is set either way.
+  mtom_ = (soap->mode & SOAP_ENC_MTOM) != 0;
+  if (mtom_)
+    soap_set_omode(soap, SOAP_ENC_MTOM);
+  else
+    soap_clr_omode(soap, SOAP_ENC_MTOM);
+  try {
+    operation();
+    return SOAP_OK;
+  } catch (const ServiceError& e) {
+    return client_fault(e.what());
+  } catch (const DecodeError& e) {
+    return client_fault(e.what());
+  } catch (const std::invalid_argument& e) {  // kind_from_name
+    return client_fault(e.what());
+  } catch (const std::exception& e) {
+    if (!exchange_.responding) serviced();
+    exchange_.refused = true;
+    return soap_receiver_fault(soap, e.what(), nullptr);
+  }
+}
+
+int Operations::client_fault(const char* what) {
+  if (!exchange_.responding) serviced();
+  exchange_.refused = true;
+  return soap_sender_fault(soap, what, nullptr);
+}
+
+void Operations::serviced() {
+  server_probe().mark(kServiced, now_ns());
+  exchange_.responding = true;
+}
+
+int answer_get(Context* ctx, const Endpoint& listening) {
+  const std::string_view path = ctx->path;
+  if (path != "/?wsdl" && path != "/wsbench.wsdl") return 404;
+  std::string wsdl(wsbench_wsdl());
+  // gSOAP's server sets soap::endpoint to "http://" + Host header + path.
+  std::string_view addressed = ctx->endpoint;
+  if (addressed.size() > path.size() + 7 && addressed.ends_with(path))
+    addressed.remove_suffix(path.size());
+  else
+    addressed = {};
+  const std::string location =
+      (addressed.empty() ? "http://" + listening.to_string() : std::string(addressed)) + "/";
+  if (const auto at = wsdl.find(kWsdlLocationPlaceholder); at != std::string::npos)
+    wsdl.replace(at, kWsdlLocationPlaceholder.size(), location);
+  ctx->http_content = "text/xml; charset=utf-8";
+  if (soap_response(ctx, SOAP_FILE) || soap_send_raw(ctx, wsdl.data(), wsdl.size()) ||
+      soap_end_send(ctx))
+    return soap_closesock(ctx);
+  return SOAP_OK;
+}
+
+}  // namespace wsb::soap

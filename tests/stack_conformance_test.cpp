@@ -7,6 +7,7 @@
 #include <memory>
 
 #include "common/codec.h"
+#include "common/phases.h"
 #include "common/service.h"
 #include "common/transport.h"
 #include "conformance_cases.h"
@@ -124,6 +125,38 @@ TEST_P(StackConformance, ClientTimelineIsOrdered) {
       EXPECT_LE(t[kInvoke], t[m]);
       EXPECT_LE(t[m], t[kDecoded]);
     }
+}
+
+TEST_P(StackConformance, ServerPhasePointsAreMarkedInCausalOrder) {
+  for (const char* label : {"text", "message-b/128KiB"}) {
+    SCOPED_TRACE(label);
+    const Payload payload = generate(parse_spec(label));
+    Payload out;
+    server_probe().begin_request();
+    client_->echo(payload, out);
+    Timeline t = client_->last_timeline();
+    server_probe().collect(t);
+    // Every stack marks the four server points and the client's start, end
+    // of response and end of decode; xmlrpc-c's client hides kRequestWritten.
+    for (const Mark m :
+         {kInvoke, kRequestReceived, kParsed, kServiced, kMarshalled, kResponseReceived, kDecoded})
+      EXPECT_NE(t[m], 0) << kPhaseNames[m];
+    // Causal order. kRequestWritten may come after the server's first points:
+    // the server can run before the client thread records it.
+    const auto before = [&](Mark a, Mark b) {
+      if (t[a] != 0 && t[b] != 0) {
+        EXPECT_LE(t[a], t[b]) << kPhaseNames[a] << " " << kPhaseNames[b];
+      }
+    };
+    before(kInvoke, kRequestWritten);
+    before(kInvoke, kRequestReceived);
+    before(kRequestReceived, kParsed);
+    before(kParsed, kServiced);
+    before(kServiced, kMarshalled);
+    before(kMarshalled, kResponseReceived);
+    before(kRequestWritten, kResponseReceived);
+    before(kResponseReceived, kDecoded);
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(AllStacks, StackConformance, ::testing::ValuesIn(combos()),

@@ -2,6 +2,7 @@
 
 #include <benchmark/benchmark.h>
 
+#include <cmath>
 #include <cstdio>
 #include <map>
 #include <memory>
@@ -138,6 +139,27 @@ class OpRunner {
     }
   }
 
+  // One call as the benchmark sees it, before timing: set-up, call, check
+  // and clean-up. Empty if the reply was right, else what differed (the
+  // clean-up is skipped then: the state it expects may not be there).
+  std::string verify() {
+    set_up();
+    call();
+    std::string diff = check();
+    if (diff.empty()) clean_up();
+    return diff;
+  }
+
+  // The timed region, in nanoseconds: the whole call as the application
+  // sees it: client marshal, request transfer, server parse + service +
+  // marshal, response transfer, client parse. Set-up and clean-up calls
+  // are outside.
+  std::int64_t timed_call() {
+    const std::int64_t start = now_ns();
+    call();
+    return now_ns() - start;
+  }
+
   // The call under measurement.
   void call() {
     switch (c_.op) {
@@ -240,16 +262,13 @@ void run_rtt(benchmark::State& state, const RttCase& c) {
   OpRunner runner(*client, c);
 
   // Verify before timing: a wrong reply skips the case.
-  runner.set_up();
-  runner.call();
-  if (const std::string diff = runner.check(); !diff.empty()) {
+  if (const std::string diff = runner.verify(); !diff.empty()) {
     state.SkipWithError(("verification failed: " + diff).c_str());
     return;
   }
-  runner.clean_up();
 
   const WireCount wire = count_wire(c, server);
-  Percentiles floor;
+  Summary floor;
   if (in_process) {
     TcpFloor tcp(server_cpu(c.placement));
     floor = tcp.measure(wire.request, wire.response, 2000, 200'000'000);
@@ -265,12 +284,7 @@ void run_rtt(benchmark::State& state, const RttCase& c) {
   for (auto _ : state) {
     runner.set_up();
     if (in_process) server_probe().begin_request();
-    // Timed: the whole call as the application sees it: client marshal,
-    // request transfer, server parse + service + marshal, response
-    // transfer, client parse. Set-up and clean-up calls are outside.
-    const std::int64_t start = now_ns();
-    runner.call();
-    const std::int64_t elapsed = now_ns() - start;
+    const std::int64_t elapsed = runner.timed_call();
     state.SetIterationTime(static_cast<double>(elapsed) * 1e-9);
     samples.push_back(elapsed);
 
@@ -291,19 +305,23 @@ void run_rtt(benchmark::State& state, const RttCase& c) {
 
   std::int64_t total = 0;
   for (const auto s : samples) total += s;
-  const Percentiles p = percentiles(samples);
+  const Summary p = summarize(samples);
   const double us = 1e-3;
-  state.counters["p50_us"] = p.p50 * us;
-  state.counters["p90_us"] = p.p90 * us;
-  state.counters["p99_us"] = p.p99 * us;
+  // n: the samples every figure of the row is over. A percentile that
+  // many samples cannot support (stats.h) is left out, not filled in.
+  state.counters["n"] = static_cast<double>(p.n);
+  state.counters["p50_us"] = p.median * us;
+  if (!std::isnan(p.p90)) state.counters["p90_us"] = p.p90 * us;
+  if (!std::isnan(p.p99)) state.counters["p99_us"] = p.p99 * us;
   state.counters["max_us"] = p.max * us;
   state.counters["request_bytes"] = static_cast<double>(wire.request);
   state.counters["response_bytes"] = static_cast<double>(wire.response);
   state.counters["request_body_bytes"] = static_cast<double>(wire.request_http.bodies);
   state.counters["response_body_bytes"] = static_cast<double>(wire.response_http.bodies);
-  if (floor.count > 0) {
-    state.counters["floor_p50_us"] = floor.p50 * us;
-    state.counters["ratio_p50"] = p.p50 / floor.p50;
+  if (floor.n > 0) {
+    state.counters["floor_p50_us"] = floor.median * us;
+    state.counters["floor_n"] = static_cast<double>(floor.n);
+    state.counters["ratio_p50"] = p.median / floor.median;
   }
   const double n = static_cast<double>(samples.size());
   for (const auto& [name, ns] : phase_totals)

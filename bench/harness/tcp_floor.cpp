@@ -86,15 +86,15 @@ std::int64_t TcpFloor::round_trip(std::size_t request_bytes, std::size_t respons
   return now_ns() - start;
 }
 
-Percentiles TcpFloor::measure(std::size_t request_bytes, std::size_t response_bytes,
-                              std::size_t iterations, std::int64_t budget_ns) {
-  for (int i = 0; i < 5; ++i) round_trip(request_bytes, response_bytes);
+Summary TcpFloor::measure(std::size_t request_bytes, std::size_t response_bytes,
+                          std::size_t iterations, std::int64_t budget_ns) {
+  for (int i = 0; i < kWarmUp; ++i) round_trip(request_bytes, response_bytes);
   std::vector<std::int64_t> samples;
   samples.reserve(iterations);
   const std::int64_t deadline = now_ns() + budget_ns;
   while (samples.size() < iterations && (samples.size() < 10 || now_ns() < deadline))
     samples.push_back(round_trip(request_bytes, response_bytes));
-  return percentiles(samples);
+  return summarize(samples);
 }
 
 }  // namespace wsb

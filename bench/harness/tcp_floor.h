@@ -22,14 +22,16 @@ class TcpFloor {
   TcpFloor(const TcpFloor&) = delete;
   TcpFloor& operator=(const TcpFloor&) = delete;
 
-  // One exchange: request_bytes to the server, response_bytes back.
-  // Returns the round trip in nanoseconds.
+  // One exchange: request_bytes to the server (a 16-byte header saying
+  // what follows included, so at least 16), response_bytes back (at least
+  // 1). Returns the round trip in nanoseconds.
   std::int64_t round_trip(std::size_t request_bytes, std::size_t response_bytes);
 
-  // `iterations` exchanges (after a few warm-up ones), or fewer if
-  // `budget_ns` runs out first; their percentiles.
-  Percentiles measure(std::size_t request_bytes, std::size_t response_bytes, std::size_t iterations,
-                      std::int64_t budget_ns);
+  // `iterations` exchanges (after kWarmUp untimed ones), or fewer, but at
+  // least 10, if `budget_ns` runs out first; their statistics.
+  static constexpr int kWarmUp = 5;
+  Summary measure(std::size_t request_bytes, std::size_t response_bytes, std::size_t iterations,
+                  std::int64_t budget_ns);
 
  private:
   void serve();

@@ -32,13 +32,13 @@ struct Header {
 
 }  // namespace
 
-TcpFloor::TcpFloor(std::optional<int> server_cpu) : server_cpu_(server_cpu) {
+TcpFloor::TcpFloor(std::optional<int> server_cpu, const Route& route) : server_cpu_(server_cpu) {
   std::uint16_t port = 0;
   listen_fd_ = listen_on_loopback(1, port, "tcp floor");
   sockaddr_in addr{};
   addr.sin_family = AF_INET;
   addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  addr.sin_port = htons(port);
+  addr.sin_port = htons(route ? route(port) : port);
   client_fd_ = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
   if (client_fd_ < 0) fail("socket");
   // The backlog completes the connect; the thread starts only when nothing

@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <thread>
 #include <vector>
@@ -16,8 +17,11 @@ namespace wsb {
 class TcpFloor {
  public:
   // Starts an echo-like server thread on 127.0.0.1 (pinned to server_cpu)
-  // and connects to it; TCP_NODELAY on both ends.
-  explicit TcpFloor(std::optional<int> server_cpu);
+  // and connects to it; TCP_NODELAY on both ends. `route`, if given, maps
+  // the server's loopback port to the one the client connects to (a test
+  // puts a counting relay in between).
+  using Route = std::function<std::uint16_t(std::uint16_t server_port)>;
+  explicit TcpFloor(std::optional<int> server_cpu, const Route& route = {});
   ~TcpFloor();
   TcpFloor(const TcpFloor&) = delete;
   TcpFloor& operator=(const TcpFloor&) = delete;

@@ -1,7 +1,12 @@
 #include "rtt_bench.h"
 
 #include <benchmark/benchmark.h>
+#include <pthread.h>
+#include <regex.h>
+#include <sched.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <map>
 #include <memory>
@@ -17,6 +22,14 @@
 #include "harness/tcp_floor.h"
 #include "instruction_count.h"
 #include "payload_cache.h"
+
+// Google Benchmark 1.7 defines these flags in its library without
+// declaring them in its header. 1.8 made min_time a string, which is
+// another symbol: an upgrade fails to link here rather than misreading it.
+namespace benchmark {
+extern double FLAGS_benchmark_min_time;
+extern bool FLAGS_benchmark_list_tests;
+}  // namespace benchmark
 
 namespace wsb::bench {
 namespace {
@@ -138,6 +151,27 @@ class OpRunner {
     }
   }
 
+  // One call as the benchmark sees it, before timing: set-up, call, check
+  // and clean-up. Empty if the reply was right, else what differed (the
+  // clean-up is skipped then: the state it expects may not be there).
+  std::string verify() {
+    set_up();
+    call();
+    std::string diff = check();
+    if (diff.empty()) clean_up();
+    return diff;
+  }
+
+  // The timed region, in nanoseconds: the whole call as the application
+  // sees it: client marshal, request transfer, server parse + service +
+  // marshal, response transfer, client parse. Set-up and clean-up calls
+  // are outside.
+  std::int64_t timed_call() {
+    const std::int64_t start = now_ns();
+    call();
+    return now_ns() - start;
+  }
+
   // The call under measurement.
   void call() {
     switch (c_.op) {
@@ -240,16 +274,13 @@ void run_rtt(benchmark::State& state, const RttCase& c) {
   OpRunner runner(*client, c);
 
   // Verify before timing: a wrong reply skips the case.
-  runner.set_up();
-  runner.call();
-  if (const std::string diff = runner.check(); !diff.empty()) {
+  if (const std::string diff = runner.verify(); !diff.empty()) {
     state.SkipWithError(("verification failed: " + diff).c_str());
     return;
   }
-  runner.clean_up();
 
   const WireCount wire = count_wire(c, server);
-  Percentiles floor;
+  Summary floor;
   if (in_process) {
     TcpFloor tcp(server_cpu(c.placement));
     floor = tcp.measure(wire.request, wire.response, 2000, 200'000'000);
@@ -265,12 +296,7 @@ void run_rtt(benchmark::State& state, const RttCase& c) {
   for (auto _ : state) {
     runner.set_up();
     if (in_process) server_probe().begin_request();
-    // Timed: the whole call as the application sees it: client marshal,
-    // request transfer, server parse + service + marshal, response
-    // transfer, client parse. Set-up and clean-up calls are outside.
-    const std::int64_t start = now_ns();
-    runner.call();
-    const std::int64_t elapsed = now_ns() - start;
+    const std::int64_t elapsed = runner.timed_call();
     state.SetIterationTime(static_cast<double>(elapsed) * 1e-9);
     samples.push_back(elapsed);
 
@@ -291,19 +317,23 @@ void run_rtt(benchmark::State& state, const RttCase& c) {
 
   std::int64_t total = 0;
   for (const auto s : samples) total += s;
-  const Percentiles p = percentiles(samples);
+  const Summary p = summarize(samples);
   const double us = 1e-3;
-  state.counters["p50_us"] = p.p50 * us;
-  state.counters["p90_us"] = p.p90 * us;
-  state.counters["p99_us"] = p.p99 * us;
+  // n: the samples every figure of the row is over. A percentile that
+  // many samples cannot support (stats.h) is left out, not filled in.
+  state.counters["n"] = static_cast<double>(p.n);
+  state.counters["p50_us"] = p.median * us;
+  if (!std::isnan(p.p90)) state.counters["p90_us"] = p.p90 * us;
+  if (!std::isnan(p.p99)) state.counters["p99_us"] = p.p99 * us;
   state.counters["max_us"] = p.max * us;
   state.counters["request_bytes"] = static_cast<double>(wire.request);
   state.counters["response_bytes"] = static_cast<double>(wire.response);
   state.counters["request_body_bytes"] = static_cast<double>(wire.request_http.bodies);
   state.counters["response_body_bytes"] = static_cast<double>(wire.response_http.bodies);
-  if (floor.count > 0) {
-    state.counters["floor_p50_us"] = floor.p50 * us;
-    state.counters["ratio_p50"] = p.p50 / floor.p50;
+  if (floor.n > 0) {
+    state.counters["floor_p50_us"] = floor.median * us;
+    state.counters["floor_n"] = static_cast<double>(floor.n);
+    state.counters["ratio_p50"] = p.median / floor.median;
   }
   const double n = static_cast<double>(samples.size());
   for (const auto& [name, ns] : phase_totals)
@@ -363,17 +393,127 @@ std::vector<RttCase> rtt_cases(const RttOptions& options) {
   return cases;
 }
 
+// Every round trip gets at least kMinSamples samples, or as many as
+// kMaxSamplingNs of calls allow if fewer: enough for a p99. Google
+// Benchmark stops at min_time (a 5 ms call gets 20 samples in 0.1 s) and
+// takes a fixed count only at registration. So each case the filter
+// selects gets a short untimed pilot here, and a fixed ->Iterations() of
+// that many samples unless min_time clearly gives more. A fixed case's
+// name carries "/iterations:N", as any fixed count's does.
+constexpr std::int64_t kMinSamples = 200;
+constexpr double kMaxSamplingNs = 2e9;
+constexpr std::size_t kPilotCalls = 10;
+constexpr std::int64_t kPilotBudgetNs = 250'000'000;
+
+// Google Benchmark's filter as it applies it: a POSIX extended regex
+// searched for in the full name; empty or "all" selects everything, a
+// leading '-' negates.
+class NameFilter {
+ public:
+  NameFilter() {
+    std::string spec = benchmark::GetBenchmarkFilter();
+    if (spec.empty() || spec == "all") spec = ".";
+    if (spec.front() == '-') {
+      negate_ = true;
+      spec.erase(0, 1);
+    }
+    // A bad regex selects nothing here; Google Benchmark reports it.
+    compiled_ = regcomp(&re_, spec.c_str(), REG_EXTENDED | REG_NOSUB) == 0;
+  }
+  ~NameFilter() {
+    if (compiled_) regfree(&re_);
+  }
+  NameFilter(const NameFilter&) = delete;
+  NameFilter& operator=(const NameFilter&) = delete;
+
+  bool selects(const std::string& name) const {
+    return compiled_ && (regexec(&re_, name.c_str(), 0, nullptr, 0) == 0) != negate_;
+  }
+
+ private:
+  regex_t re_{};
+  bool compiled_ = false;
+  bool negate_ = false;
+};
+
+// The main thread's CPU mask, restored on exit: pilots pin the thread as
+// their cases do, and the codec cases, which run first, must not inherit it.
+class SavedAffinity {
+ public:
+  SavedAffinity() { ok_ = pthread_getaffinity_np(pthread_self(), sizeof set_, &set_) == 0; }
+  ~SavedAffinity() {
+    if (ok_) pthread_setaffinity_np(pthread_self(), sizeof set_, &set_);
+  }
+  SavedAffinity(const SavedAffinity&) = delete;
+  SavedAffinity& operator=(const SavedAffinity&) = delete;
+
+ private:
+  cpu_set_t set_{};
+  bool ok_ = false;
+};
+
+// The median time of a few timed calls after a verified one; nullopt if
+// the reply is wrong (the case itself then reports why).
+std::optional<double> pilot_call_ns(const RttCase& c) {
+  pin_current_thread(client_cpu(c.placement));
+  const auto client = c.stack->connect(pool->endpoint(*c.stack, c.placement), c.codec);
+  OpRunner runner(*client, c);
+  if (!runner.verify().empty()) return std::nullopt;
+  std::vector<std::int64_t> times;
+  const std::int64_t deadline = now_ns() + kPilotBudgetNs;
+  while (times.size() < kPilotCalls && (times.empty() || now_ns() < deadline)) {
+    runner.set_up();
+    times.push_back(runner.timed_call());
+    runner.clean_up();
+  }
+  return summarize(times).median;
+}
+
+// The fixed iteration count a case needs, or nullopt to leave it to min_time.
+std::optional<std::int64_t> planned_iterations(const RttCase& c, const NameFilter& filter) {
+  const std::string name = c.name();
+  if (benchmark::FLAGS_benchmark_list_tests || !filter.selects(name + "/manual_time"))
+    return std::nullopt;
+  std::optional<double> call_ns;
+  try {
+    call_ns = pilot_call_ns(c);
+  } catch (const std::exception&) {
+    return std::nullopt;  // the case fails the same way and reports it
+  }
+  if (!call_ns || !(*call_ns > 0)) return std::nullopt;
+  const std::int64_t n = std::clamp(static_cast<std::int64_t>(kMaxSamplingNs / *call_ns),
+                                    std::int64_t{1}, kMinSamples);
+  // min_time alone gives at least min_time / (mean call) samples; 1.5x is
+  // the margin for the run's mean being above the pilot's median.
+  const double min_time_samples = benchmark::FLAGS_benchmark_min_time * 1e9 / *call_ns;
+  if (min_time_samples >= 1.5 * static_cast<double>(n)) return std::nullopt;
+  if (!filter.selects(name + "/iterations:" + std::to_string(n) + "/manual_time")) {
+    std::fprintf(stderr,
+                 "bench: the filter excludes %s/iterations:%lld, so min_time alone sets its "
+                 "samples\n",
+                 name.c_str(), static_cast<long long>(n));
+    return std::nullopt;
+  }
+  return n;
+}
+
 }  // namespace
 
 void register_rtt_benchmarks(const RttOptions& options) {
   init_pool(options);
   static std::vector<RttCase> cases;
   cases = rtt_cases(options);
+  const NameFilter filter;
+  const SavedAffinity affinity;
   for (const auto& c : cases) {
     auto* b = benchmark::RegisterBenchmark(c.name().c_str(),
                                            [&c](benchmark::State& s) { guarded_rtt(s, c); });
     b->UseManualTime()->Unit(benchmark::kMicrosecond);
-    if (options.iterations > 0) b->Iterations(options.iterations);
+    if (options.iterations > 0) {
+      b->Iterations(options.iterations);
+    } else if (const auto n = planned_iterations(c, filter)) {
+      b->Iterations(*n);
+    }
   }
 }
 

@@ -32,13 +32,13 @@ struct Header {
 
 }  // namespace
 
-TcpFloor::TcpFloor(std::optional<int> server_cpu) : server_cpu_(server_cpu) {
+TcpFloor::TcpFloor(std::optional<int> server_cpu, const Route& route) : server_cpu_(server_cpu) {
   std::uint16_t port = 0;
   listen_fd_ = listen_on_loopback(1, port, "tcp floor");
   sockaddr_in addr{};
   addr.sin_family = AF_INET;
   addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  addr.sin_port = htons(port);
+  addr.sin_port = htons(route ? route(port) : port);
   client_fd_ = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
   if (client_fd_ < 0) fail("socket");
   // The backlog completes the connect; the thread starts only when nothing
@@ -86,15 +86,15 @@ std::int64_t TcpFloor::round_trip(std::size_t request_bytes, std::size_t respons
   return now_ns() - start;
 }
 
-Percentiles TcpFloor::measure(std::size_t request_bytes, std::size_t response_bytes,
-                              std::size_t iterations, std::int64_t budget_ns) {
-  for (int i = 0; i < 5; ++i) round_trip(request_bytes, response_bytes);
+Summary TcpFloor::measure(std::size_t request_bytes, std::size_t response_bytes,
+                          std::size_t iterations, std::int64_t budget_ns) {
+  for (int i = 0; i < kWarmUp; ++i) round_trip(request_bytes, response_bytes);
   std::vector<std::int64_t> samples;
   samples.reserve(iterations);
   const std::int64_t deadline = now_ns() + budget_ns;
   while (samples.size() < iterations && (samples.size() < 10 || now_ns() < deadline))
     samples.push_back(round_trip(request_bytes, response_bytes));
-  return percentiles(samples);
+  return summarize(samples);
 }
 
 }  // namespace wsb

@@ -1,0 +1,216 @@
+// The measuring instruments themselves: the counting relay behind every
+// bytes-on-the-wire figure, the HTTP header/body split, and the TCP floor
+// every round trip is divided by. Expected sizes are counted by hand.
+#include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <unistd.h>
+
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <thread>
+
+#include "harness/byte_relay.h"
+#include "harness/loopback.h"
+#include "harness/tcp_floor.h"
+
+namespace wsb {
+namespace {
+
+// Header block: 21 (request line) + 17 (Host) + 32 (Content-Type) + 20
+// (Content-Length) + 2 (blank line) = 92; body {"ping":true} = 13.
+const std::string kRequest =
+    "POST /echo HTTP/1.1\r\n"
+    "Host: 127.0.0.1\r\n"
+    "Content-Type: application/json\r\n"
+    "Content-Length: 13\r\n"
+    "\r\n"
+    "{\"ping\":true}";
+
+// An interim 100 Continue (25 bytes, no body), then a chunked response:
+// header block 17 + 28 + 26 + 2 = 73; body (chunk framing included, as it
+// carries the body) "5\r\nhello\r\n" 10 + "6\r\n world\r\n" 11 + "0\r\n\r\n" 5
+// = 26.
+const std::string kInterim = "HTTP/1.1 100 Continue\r\n\r\n";
+const std::string kResponse =
+    "HTTP/1.1 200 OK\r\n"
+    "Transfer-Encoding: chunked\r\n"
+    "Content-Type: text/plain\r\n"
+    "\r\n"
+    "5\r\nhello\r\n"
+    "6\r\n world\r\n"
+    "0\r\n\r\n";
+
+TEST(HttpSizes, SplitsAKnownRequestIntoHeadersAndBody) {
+  ASSERT_EQ(kRequest.size(), 105u);
+  const HttpSizes s = http_sizes(kRequest);
+  EXPECT_EQ(s.headers, 92u);
+  EXPECT_EQ(s.bodies, 13u);
+  EXPECT_EQ(s.messages, 1u);
+}
+
+TEST(HttpSizes, CountsInterimResponsesAndChunkFraming) {
+  ASSERT_EQ(kInterim.size() + kResponse.size(), 124u);
+  const HttpSizes s = http_sizes(kInterim + kResponse);
+  EXPECT_EQ(s.headers, 25u + 73u);
+  EXPECT_EQ(s.bodies, 26u);
+  EXPECT_EQ(s.messages, 2u);
+}
+
+TEST(HttpSizes, AddsUpPipelinedMessagesAndReadsFieldNamesInAnyCase) {
+  const std::string lower =
+      "GET /ping HTTP/1.1\r\n"  // 20
+      "content-length: 2\r\n"   // 19
+      "\r\n"                    // 2
+      "ok";
+  const HttpSizes s = http_sizes(kRequest + lower);
+  EXPECT_EQ(s.headers, 92u + 41u);
+  EXPECT_EQ(s.bodies, 13u + 2u);
+  EXPECT_EQ(s.messages, 2u);
+  EXPECT_EQ(http_sizes("").messages, 0u);
+}
+
+TEST(HttpSizes, RejectsWhatIsNotHttp) {
+  EXPECT_THROW(http_sizes("garbage without a header end"), std::runtime_error);
+  EXPECT_THROW(http_sizes(kRequest.substr(0, kRequest.size() - 1)), std::runtime_error);
+  EXPECT_THROW(http_sizes(kResponse.substr(0, kResponse.size() - 5)), std::runtime_error);
+}
+
+// A server that answers each kRequest with kInterim and kResponse, written
+// separately, the way a server sends an interim response.
+class ScriptedServer {
+ public:
+  ScriptedServer() {
+    listen_fd_ = listen_on_loopback(1, port_, "scripted server");
+    thread_ = std::thread([this] {
+      const int fd = ::accept(listen_fd_, nullptr, nullptr);
+      if (fd < 0) return;
+      std::string request(kRequest.size(), '\0');
+      while (read_exact(fd, request.data(), request.size()) && request == kRequest &&
+             write_all(fd, kInterim.data(), kInterim.size()) &&
+             write_all(fd, kResponse.data(), kResponse.size())) {
+      }
+      ::close(fd);
+    });
+  }
+  ~ScriptedServer() {
+    ::shutdown(listen_fd_, SHUT_RDWR);
+    thread_.join();
+    ::close(listen_fd_);
+  }
+  ScriptedServer(const ScriptedServer&) = delete;
+  ScriptedServer& operator=(const ScriptedServer&) = delete;
+
+  Endpoint endpoint() const { return {"127.0.0.1", port_}; }
+
+ private:
+  std::uint16_t port_ = 0;
+  int listen_fd_ = -1;
+  std::thread thread_;
+};
+
+int connect_to(const Endpoint& e) {
+  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  addr.sin_port = htons(e.port);
+  if (fd < 0 || ::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0)
+    throw std::runtime_error("connect to " + e.to_string());
+  // A relay that loses bytes must fail the test, not hang it.
+  const timeval timeout{5, 0};
+  ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout);
+  return fd;
+}
+
+std::string exchange(int fd) {
+  EXPECT_TRUE(write_all(fd, kRequest.data(), kRequest.size()));
+  std::string reply(kInterim.size() + kResponse.size(), '\0');
+  EXPECT_TRUE(read_exact(fd, reply.data(), reply.size()));
+  return reply;
+}
+
+TEST(ByteRelay, CountsAndCapturesExactlyTheBytesOfAKnownExchange) {
+  ScriptedServer server;
+  ByteRelay relay(server.endpoint());
+  relay.set_capture(true);
+  const int fd = connect_to(relay.endpoint());
+
+  EXPECT_EQ(exchange(fd), kInterim + kResponse);
+  EXPECT_EQ(relay.counts().to_server, 105u);
+  EXPECT_EQ(relay.counts().to_client, 124u);
+  EXPECT_EQ(relay.captured_to_server(), kRequest);
+  EXPECT_EQ(relay.captured_to_client(), kInterim + kResponse);
+  const HttpSizes response = http_sizes(relay.captured_to_client());
+  EXPECT_EQ(response.headers, 98u);
+  EXPECT_EQ(response.bodies, 26u);
+
+  // After a reset, only the next call's bytes, on the same connection.
+  relay.reset();
+  EXPECT_EQ(relay.counts().to_server, 0u);
+  EXPECT_EQ(relay.captured_to_client(), "");
+  exchange(fd);
+  exchange(fd);
+  EXPECT_EQ(relay.counts().to_server, 2 * 105u);
+  EXPECT_EQ(relay.counts().to_client, 2 * 124u);
+  EXPECT_EQ(http_sizes(relay.captured_to_server()).messages, 2u);
+  ::close(fd);
+}
+
+TEST(ByteRelay, CountsWithoutCapturing) {
+  ScriptedServer server;
+  ByteRelay relay(server.endpoint());
+  const int fd = connect_to(relay.endpoint());
+  exchange(fd);
+  EXPECT_EQ(relay.counts().to_server, 105u);
+  EXPECT_EQ(relay.counts().to_client, 124u);
+  EXPECT_EQ(relay.captured_to_server(), "");
+  ::close(fd);
+}
+
+// The floor with a counting relay between its client and its server.
+// Members go in reverse order: the floor before the relay it talks through.
+struct RelayedFloor {
+  std::unique_ptr<ByteRelay> relay;
+  std::unique_ptr<TcpFloor> floor;
+
+  RelayedFloor() {
+    floor = std::make_unique<TcpFloor>(std::nullopt, [this](std::uint16_t port) {
+      relay = std::make_unique<ByteRelay>(Endpoint{"127.0.0.1", port});
+      return relay->endpoint().port;
+    });
+  }
+};
+
+TEST(TcpFloor, MovesExactlyTheRequestedBytesAndReturnsEverySample) {
+  RelayedFloor f;
+  ASSERT_NE(f.relay, nullptr);
+  const Summary s = f.floor->measure(1000, 5000, 50, 60'000'000'000);
+  EXPECT_EQ(s.n, 50u);
+  EXPECT_GT(s.median, 0);
+  EXPECT_LE(s.min, s.median);
+  // Warm-up exchanges move the same bytes but are not samples.
+  const std::uint64_t exchanges = 50 + TcpFloor::kWarmUp;
+  EXPECT_EQ(f.relay->counts().to_server, exchanges * 1000);
+  EXPECT_EQ(f.relay->counts().to_client, exchanges * 5000);
+}
+
+TEST(TcpFloor, SmallestExchangeIsItsHeaderOutAndOneByteBack) {
+  RelayedFloor f;
+  const Summary s = f.floor->measure(4, 0, 20, 60'000'000'000);
+  EXPECT_EQ(s.n, 20u);
+  EXPECT_EQ(f.relay->counts().to_server, (20u + TcpFloor::kWarmUp) * 16);
+  EXPECT_EQ(f.relay->counts().to_client, (20u + TcpFloor::kWarmUp) * 1);
+}
+
+TEST(TcpFloor, StopsAtTheBudgetButNotBeforeTenSamples) {
+  RelayedFloor f;
+  const Summary s = f.floor->measure(100, 100, 1'000'000, 1);
+  EXPECT_EQ(s.n, 10u);
+  EXPECT_EQ(f.relay->counts().to_server, (10u + TcpFloor::kWarmUp) * 100);
+}
+
+}  // namespace
+}  // namespace wsb

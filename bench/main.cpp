@@ -1,10 +1,14 @@
 // bench: wsbench's benchmark driver. Google Benchmark's own flags
 // (--benchmark_filter, --benchmark_repetitions, --benchmark_out, ...) work
-// as usual; wsbench's flags are listed by --help.
+// as usual; --help lists wsbench's flags, then Google Benchmark's.
+#include <alloca.h>
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
 #include <boost/program_options.hpp>
+#include <charconv>
+#include <cstdio>
+#include <cstdlib>
 #include <iostream>
 #include <string>
 #include <string_view>
@@ -14,31 +18,88 @@
 #include "common/codec.h"
 #include "common/placement.h"
 #include "harness/build_info.h"
+#include "harness/environment.h"
 #include "rtt_bench.h"
 
 namespace po = boost::program_options;
 
-int main(int argc, char** argv) {
-  // The default sweep has about a thousand cases: 0.1 s each (instead of
-  // Google Benchmark's 0.5 s) keeps it to a few minutes; an explicit
-  // --benchmark_min_time wins.
+namespace {
+
+const po::options_description* help_options = nullptr;
+
+// Google Benchmark handles --help inside Initialize and exits; this is the
+// printer it calls, so both sets of flags are listed.
+void print_help() {
+  std::cout << *help_options
+            << "\nwsbench passes --benchmark_repetitions=6, --benchmark_min_time=0.03,\n"
+               "--benchmark_report_aggregates_only=false and "
+               "--benchmark_display_aggregates_only=true\nunless you give your own.\n\n"
+               "Google Benchmark's flags:\n"
+            << std::flush;
+  benchmark::PrintDefaultHelp();
+  std::fflush(stdout);
+}
+
+// "--name" or "--name=..." given at all.
+bool has_flag(const std::vector<char*>& args, std::string_view name) {
+  return std::any_of(args.begin(), args.end(), [&](const char* a) {
+    const std::string_view arg(a);
+    return arg == name || (arg.starts_with(name) && arg.substr(name.size()).starts_with("="));
+  });
+}
+
+// The value of the last "--name=value" (Google Benchmark lets the last win).
+std::string flag_value(const std::vector<char*>& args, std::string_view name) {
+  std::string value;
+  for (const char* a : args) {
+    const std::string_view arg(a);
+    if (arg.starts_with(name) && arg.substr(name.size()).starts_with("="))
+      value = arg.substr(name.size() + 1);
+  }
+  return value;
+}
+
+// Mytkowicz et al. (ASPLOS 2009): where the stack starts moves results by
+// several percent. scripts/bench --randomize-layout sets this per process.
+std::size_t stack_offset_from_environment() {
+  const char* text = std::getenv("WSBENCH_STACK_OFFSET");
+  if (text == nullptr) return 0;
+  std::size_t offset = 0;
+  const std::string_view s(text);
+  if (std::from_chars(s.data(), s.data() + s.size(), offset).ptr != s.data() + s.size()) return 0;
+  return std::min<std::size_t>(offset, 64 * 1024);
+}
+
+[[gnu::noinline]] int run(int argc, char** argv, std::size_t stack_offset) {
+  const std::vector<std::string> command_line(argv, argv + argc);
+
+  // Defaults for a citable run, each applied only if the user gave none:
+  // six repetitions (the fewest for which a distribution-free 95% interval
+  // of the median exists), every one kept in the JSON (the summary computes
+  // its statistics from them) while the console shows only their
+  // aggregates; 0.03 s per repetition keeps the default sweep under five
+  // minutes on two cores.
   std::vector<char*> args(argv, argv + argc);
-  std::string min_time = "--benchmark_min_time=0.1";
-  if (std::none_of(args.begin(), args.end(), [](const char* a) {
-        return std::string_view(a).starts_with("--benchmark_min_time");
-      }))
-    args.insert(args.begin() + 1, min_time.data());
+  std::vector<std::string> added;
+  for (const auto& [name, value] : {std::pair{"--benchmark_repetitions", "6"},
+                                    {"--benchmark_min_time", "0.03"},
+                                    {"--benchmark_report_aggregates_only", "false"},
+                                    {"--benchmark_display_aggregates_only", "true"}})
+    if (!has_flag(args, name)) added.push_back(std::string(name) + "=" + value);
+  for (auto& flag : added) args.insert(args.begin() + 1, flag.data());
+  const std::string out_file = flag_value(args, "--benchmark_out");
+  const std::string out_format = flag_value(args, "--benchmark_out_format");
+  const std::string list_tests = flag_value(args, "--benchmark_list_tests");
+  const bool listing =
+      has_flag(args, "--benchmark_list_tests") && list_tests != "false" && list_tests != "0";
   argc = static_cast<int>(args.size());
   argv = args.data();
 
-  // Google Benchmark consumes its flags first and leaves ours.
-  benchmark::Initialize(&argc, argv);
-
-  po::options_description options("wsbench options (plus every --benchmark_* flag)");
+  po::options_description options("wsbench options");
   std::vector<std::string> targets;
   std::string placements = "same";
   std::int64_t iterations = 0;
-  options.add_options()("help,h", "show this help")(
+  options.add_options()("help,h", "show this help, then Google Benchmark's flags")(
       "full", "run the whole catalogue, including 16-64 MiB binaries and gml/5000, gml/10000")(
       "placement", po::value(&placements)->default_value("same"),
       "CPU placement of client and server threads for round trips: same (one vCPU), split "
@@ -52,6 +113,11 @@ int main(int argc, char** argv) {
                                "print the bytes on the wire of every operation for message-a and "
                                "message-b, then exit")(
       "list-codecs", "list the registered codecs and stacks and exit");
+  help_options = &options;
+
+  // Google Benchmark consumes its flags first and leaves ours.
+  benchmark::Initialize(&argc, argv, print_help);
+
   po::variables_map vm;
   try {
     po::store(po::command_line_parser(argc, argv).options(options).run(), vm);
@@ -61,7 +127,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   if (vm.count("help")) {
-    std::cout << options;
+    print_help();
     return 0;
   }
   if (vm.count("list-codecs")) {
@@ -105,9 +171,63 @@ int main(int argc, char** argv) {
     target_list += (target_list.empty() ? "" : ",") + stack + "=" + endpoint.to_string();
   benchmark::AddCustomContext("wsbench_targets", target_list.empty() ? "in-process" : target_list);
 
+  for (const auto& [key, value] : wsb::environment(command_line))
+    benchmark::AddCustomContext(key, value);
+  std::string added_list;
+  for (const auto& flag : added) added_list += (added_list.empty() ? "" : " ") + flag;
+  benchmark::AddCustomContext("wsbench_added_flags", added_list);
+  benchmark::AddCustomContext("layout_stack_offset_bytes", std::to_string(stack_offset));
+
+  // Calibration: the same loop before and after, on the vCPU the round
+  // trips' client runs on, so the summary can say how noisy the machine was
+  // and whether that changed during the run. Under valgrind it would time
+  // the emulator, and listing cases runs nothing.
+  const bool calibrating = !listing && !wsb::running_under_valgrind();
+  const auto calibration_cpu = wsb::client_cpu(rtt.placements.front());
+  wsb::RunAftermath aftermath;
+  if (calibrating)
+    aftermath.calibration_before_ns = wsb::calibrate(wsb::kCalibrationSamples, calibration_cpu);
+  benchmark::AddCustomContext("calibration_before_ns",
+                              wsb::join_samples(aftermath.calibration_before_ns));
+  benchmark::AddCustomContext(
+      "calibration_loop",
+      calibrating ? std::to_string(wsb::kCalibrationLoopIterations) +
+                        " dependent 64-bit multiply-adds per sample, on vCPU " +
+                        (calibration_cpu ? std::to_string(*calibration_cpu) : "unpinned")
+                  : "skipped (listing cases or under valgrind)");
+
   wsb::bench::register_codec_benchmarks(sweep, iterations);
   wsb::bench::register_rtt_benchmarks(rtt);
+  aftermath.ticks_before = wsb::read_cpu_ticks();
   benchmark::RunSpecifiedBenchmarks();
+  aftermath.ticks_after = wsb::read_cpu_ticks();
   benchmark::Shutdown();
+  if (listing) return 0;
+
+  if (calibrating)
+    aftermath.calibration_after_ns = wsb::calibrate(wsb::kCalibrationSamples, calibration_cpu);
+  // The context is written before the run starts; what only the run's end
+  // knows goes into the JSON file afterwards, or to stderr without one.
+  if (!out_file.empty() && (out_format.empty() || out_format == "json")) {
+    // Libraries loaded during the run (dlopen'ed by a library) count too.
+    aftermath.loaded_libraries = wsb::loaded_libraries();
+    if (const std::string error = wsb::patch_context(out_file, aftermath); !error.empty()) {
+      std::cerr << "bench: cannot add the run's aftermath to the context: " << error << "\n";
+      return 1;
+    }
+  } else {
+    std::cerr << "bench: after the run: " << wsb::aftermath_json(aftermath) << "\n";
+  }
   return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  // Shifts every frame below main by the requested offset; run() is not
+  // inlined so its own frame moves too.
+  const std::size_t stack_offset = stack_offset_from_environment();
+  void* shift = alloca(stack_offset + 1);
+  benchmark::DoNotOptimize(shift);
+  return run(argc, argv, stack_offset);
 }

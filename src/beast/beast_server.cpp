@@ -140,12 +140,6 @@ class Session {
     Request& req = parser.get();
     // Beast's parser accepts HTTP/1.0 and HTTP/1.1 only (bad_version, a
     // 400, otherwise).
-    response_body_.clear();  // a reply without a body must not send the last one's
-    reply_.status = 200;
-    reply_.content_type.clear();
-    reply_.location.clear();
-    reply_.allow = {};
-    reply_.server_timing.clear();
     handler_.handle(
         RestRequest{
             method_of(req.method()),

@@ -21,6 +21,7 @@
 #include <limits>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "common/payload.h"
 
@@ -37,37 +38,29 @@ class TreeDecoder {
     if (kind == "text") return Text{Tree::string_of(*v, "text")};
     if (kind == "ints") {
       IntArray p;
-      const auto items = Tree::array(*v, "ints");
-      p.values.reserve(Tree::size(items));
-      for (const auto& i : items) p.values.push_back(Tree::int32_of(i, "int"));
+      each(*v, "ints", p.values, [](const Node& i) { return Tree::int32_of(i, "int"); });
       return p;
     }
     if (kind == "strings") {
       StringArray p;
-      const auto items = Tree::array(*v, "strings");
-      p.values.reserve(Tree::size(items));
-      for (const auto& s : items) p.values.push_back(Tree::string_of(s, "string"));
+      each(*v, "strings", p.values, [](const Node& s) { return Tree::string_of(s, "string"); });
       return p;
     }
     if (kind == "objects") {
       ObjectArray p;
-      const auto items = Tree::array(*v, "objects");
-      p.values.reserve(Tree::size(items));
-      for (const auto& item : items) {
+      each(*v, "objects", p.values, [](const Node& item) {
         decltype(auto) o = Tree::object(item, "object");
-        p.values.push_back(Object{Tree::int32_of(Tree::member(o, "id"), "id"),
-                                  Tree::string_of(Tree::member(o, "name"), "name"),
-                                  Tree::double_of(Tree::member(o, "value"), "value"),
-                                  Tree::bool_of(Tree::member(o, "active"), "active")});
-      }
+        return Object{Tree::int32_of(Tree::member(o, "id"), "id"),
+                      Tree::string_of(Tree::member(o, "name"), "name"),
+                      Tree::double_of(Tree::member(o, "value"), "value"),
+                      Tree::bool_of(Tree::member(o, "active"), "active")};
+      });
       return p;
     }
     if (kind == "message") return message(*v);
     if (kind == "messages") {
       MessageList p;
-      const auto items = Tree::array(*v, "messages");
-      p.messages.reserve(Tree::size(items));
-      for (const auto& m : items) p.messages.push_back(message(m));
+      each(*v, "messages", p.messages, [](const Node& m) { return message(m); });
       return p;
     }
     if (kind == "binary") {
@@ -77,9 +70,7 @@ class TreeDecoder {
     }
     if (kind == "buildings") {
       BuildingCollection p;
-      const auto items = Tree::array(*v, "buildings");
-      p.buildings.reserve(Tree::size(items));
-      for (const auto& b : items) p.buildings.push_back(building(b));
+      each(*v, "buildings", p.buildings, [](const Node& b) { return building(b); });
       return p;
     }
     Tree::fail("unknown payload member '" + std::string(kind) + "'");
@@ -93,9 +84,7 @@ class TreeDecoder {
     m.meta.auth_token = Tree::string_of(Tree::member(s, "authToken"), "authToken");
     m.meta.timestamp = Tree::int64_of(Tree::member(s, "timestamp"), "timestamp");
     if (const Node* records = Tree::optional_member(s, "records")) {
-      const auto items = Tree::array(*records, "records");
-      m.records.reserve(Tree::size(items));
-      for (const auto& r : items) m.records.push_back(record(r));
+      each(*records, "records", m.records, [](const Node& r) { return record(r); });
     }
     if (const Node* attachment = Tree::optional_member(s, "attachment"))
       Tree::bytes_of(*attachment, "attachment", m.attachment);
@@ -103,6 +92,14 @@ class TreeDecoder {
   }
 
  private:
+  // An array member into `out`, one element at a time.
+  template <class T, class F>
+  static void each(const Node& v, const char* what, std::vector<T>& out, F element) {
+    const auto items = Tree::array(v, what);
+    out.reserve(Tree::size(items));
+    for (const auto& item : items) out.push_back(element(item));
+  }
+
   static std::int16_t int16_of(const Node& v, const char* what) {
     const std::int32_t i = Tree::int32_of(v, what);
     if (i < std::numeric_limits<std::int16_t>::min() ||

@@ -115,6 +115,13 @@ void error_reply(RestResponse& res, const HttpError& e) {
 }  // namespace
 
 void RestHandler::handle(const RestRequest& req, RestResponse& res) {
+  // The reply starts empty; its strings keep their capacity.
+  res.status = kOk;
+  res.content_type.clear();
+  res.location.clear();
+  res.allow = {};
+  res.server_timing.clear();
+  res.body.clear();
   marks_[0] = req.received_ns;
   try {
     respond(req, res);
@@ -273,7 +280,6 @@ Codec* RestHandler::response_codec(const RestRequest& req, bool text_allowed, Fo
 }
 
 void RestHandler::write_payload(Codec* codec, const Payload& payload, RestResponse& res) {
-  res.status = kOk;
   if (codec == nullptr) {
     // negotiate() offers text only for Text payloads.
     res.body = std::get<Text>(payload).value;

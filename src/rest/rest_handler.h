@@ -57,7 +57,7 @@ class RestHandler {
  public:
   explicit RestHandler(Service& service) : service_(service) {}
 
-  // Fills `res` for `req`; never throws for anything a client sent (bad
+  // Fills `res` (reset first) for `req`; never throws for anything a client sent (bad
   // input becomes a 4xx, a failure of ours a 500). Marks kParsed,
   // kServiced and kMarshalled on server_probe().
   void handle(const RestRequest& req, RestResponse& res);

@@ -185,15 +185,6 @@ def truthy(value):
     return bool(value)
 
 
-def ctx_get(ctx, *names):
-    """The first of `names` (bare or wsbench_-prefixed) the context has."""
-    for name in names:
-        for key in (name, "wsbench_" + name):
-            if ctx.get(key) not in (None, ""):
-                return ctx[key]
-    return None
-
-
 def numbers(value):
     """Calibration samples: a JSON list, or a string holding one."""
     if isinstance(value, list):
@@ -225,23 +216,25 @@ class Printer:
 
 
 def print_header(ctx, path):
-    dirty = truthy(ctx_get(ctx, "git_dirty"))
+    # The keys bench writes (bench/harness/environment.cpp, bench/main.cpp).
+    dirty = truthy(ctx.get("source_git_dirty"))
     print(f"wsbench results: {path}" + ("  DIRTY TREE (uncommitted changes)" if dirty else ""))
+    steal = ctx.get("steal_during_run_pct")
     fields = [
-        ("commit", ctx_get(ctx, "git_commit", "commit")),
-        ("dirty", "yes" if dirty else ("no" if ctx_get(ctx, "git_dirty") is not None else None)),
-        ("date", ctx_get(ctx, "date")),
-        ("host", ctx_get(ctx, "host_name")),
-        ("kernel", ctx_get(ctx, "kernel", "kernel_release", "uname")),
-        ("cpu", ctx_get(ctx, "cpu", "cpu_model", "cpu_model_name")),
-        ("cpus", ctx_get(ctx, "num_cpus")),
-        ("governor", ctx_get(ctx, "governor", "cpu_governor", "scaling_governor")),
-        ("steal", ctx_get(ctx, "steal", "cpu_steal", "steal_percent")),
-        ("load avg", ctx_get(ctx, "load_avg")),
-        ("build", ctx_get(ctx, "build_type")),
-        ("sweep", ctx_get(ctx, "sweep")),
-        ("placement", ctx_get(ctx, "placement")),
-        ("command", ctx_get(ctx, "command_line", "cmdline", "command", "executable")),
+        ("commit", ctx.get("source_git_commit")),
+        ("dirty", "yes" if dirty else ("no" if "source_git_dirty" in ctx else None)),
+        ("date", ctx.get("date")),
+        ("host", ctx.get("host_name")),
+        ("kernel", ctx.get("kernel")),
+        ("cpu", ctx.get("cpu_model")),
+        ("cpus", ctx.get("num_cpus")),
+        ("governor", ctx.get("cpu_governor")),
+        ("steal", None if steal is None else f"{float(steal):.3g}%"),
+        ("load avg", ctx.get("load_avg")),
+        ("build", ctx.get("wsbench_build_type")),
+        ("sweep", ctx.get("wsbench_sweep")),
+        ("placement", ctx.get("wsbench_placement")),
+        ("command", ctx.get("command_line")),
     ]
     for label, value in fields:
         if value is None:
@@ -250,8 +243,8 @@ def print_header(ctx, path):
             value = " ".join(str(v) for v in value)
         print(f"  {label:<10}{value}")
 
-    before = numbers(ctx_get(ctx, "calibration_before_ns"))
-    after = numbers(ctx_get(ctx, "calibration_after_ns"))
+    before = numbers(ctx.get("calibration_before_ns"))
+    after = numbers(ctx.get("calibration_after_ns"))
     if before or after:
         print("  machine noise (a fixed loop timed before and after the run):")
         for label, samples in (("before", before), ("after", after)):

@@ -183,7 +183,7 @@ class Variants(unittest.TestCase):
 
     def test_clean_tree_and_missing_context_fields(self):
         def clean(data):
-            data["context"] = {"git_dirty": "false", "date": "2025-01-02T03:04:05+00:00"}
+            data["context"] = {"source_git_dirty": "false", "date": "2025-01-02T03:04:05+00:00"}
         out = run_changed(clean)
         self.assertNotIn("DIRTY", out)
         self.assertIn("dirty     no", out)

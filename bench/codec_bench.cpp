@@ -7,7 +7,7 @@
 #include <cstring>
 
 #include "common/codec.h"
-#include "instruction_count.h"
+#include "harness/profiling.h"
 #include "payload_cache.h"
 
 namespace wsb::bench {
@@ -81,10 +81,17 @@ void run_step(benchmark::State& state, const CodecEntry& entry, Step step,
   std::string out;
   Payload decoded;
 
-  const CountedRegion counted;
+  // The stage a timed step starts from, made before anything is sampled.
+  if (step == Step::write) stages->bind(payload);
+  if (step == Step::unbind) stages->read(wire);
+
+  // perf samples the loop; callgrind counts each call alone, without the
+  // loop's bookkeeping.
+  const SampledRegion sampled;
   switch (step) {
     case Step::encode:
       for (auto _ : state) {
+        const CountedCall counted;
         // Timed: model -> wire bytes through the library (for gSOAP, its
         // counting pass too), into a buffer whose capacity is reused.
         codec->encode(payload, out);
@@ -94,6 +101,7 @@ void run_step(benchmark::State& state, const CodecEntry& entry, Step step,
       break;
     case Step::decode:
       for (auto _ : state) {
+        const CountedCall counted;
         // Timed: wire bytes -> fully materialised model, including the
         // release of the previous iteration's model it replaces.
         codec->decode(wire, decoded);
@@ -103,6 +111,7 @@ void run_step(benchmark::State& state, const CodecEntry& entry, Step step,
       break;
     case Step::bind:
       for (auto _ : state) {
+        const CountedCall counted;
         // Timed: model -> the library's representation (gSOAP structs,
         // xmlrpc-c values, protobuf message), replacing the previous one.
         stages->bind(payload);
@@ -110,8 +119,8 @@ void run_step(benchmark::State& state, const CodecEntry& entry, Step step,
       }
       break;
     case Step::write:
-      stages->bind(payload);
       for (auto _ : state) {
+        const CountedCall counted;
         // Timed: an already bound representation -> wire bytes.
         stages->write(out);
         benchmark::DoNotOptimize(out.data());
@@ -120,6 +129,7 @@ void run_step(benchmark::State& state, const CodecEntry& entry, Step step,
       break;
     case Step::read:
       for (auto _ : state) {
+        const CountedCall counted;
         // Timed: wire bytes -> the library's representation (DOM, value
         // tree, structs, message), replacing the previous one.
         stages->read(wire);
@@ -127,8 +137,8 @@ void run_step(benchmark::State& state, const CodecEntry& entry, Step step,
       }
       break;
     case Step::unbind:
-      stages->read(wire);
       for (auto _ : state) {
+        const CountedCall counted;
         // Timed: an already parsed representation -> model.
         stages->unbind(decoded);
         benchmark::DoNotOptimize(&decoded);
@@ -159,8 +169,9 @@ void run_memcpy(benchmark::State& state, const PayloadSpec& spec) {
   const std::size_t size = raw_size(payload);
   const std::string source(size, 'x');
   std::string destination(size, '\0');
-  const CountedRegion counted;
+  const SampledRegion sampled;
   for (auto _ : state) {
+    const CountedCall counted;
     // Timed: memcpy of raw_bytes between two preallocated buffers.
     std::memcpy(destination.data(), source.data(), size);
     benchmark::DoNotOptimize(destination.data());

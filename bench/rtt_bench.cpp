@@ -18,9 +18,10 @@
 #include "common/phases.h"
 #include "common/service.h"
 #include "harness/byte_relay.h"
+#include "harness/profiling.h"
+#include "harness/stack_sockets.h"
 #include "harness/stats.h"
 #include "harness/tcp_floor.h"
-#include "instruction_count.h"
 #include "payload_cache.h"
 
 // Google Benchmark 1.7 defines these flags in its library without
@@ -165,10 +166,13 @@ class OpRunner {
   // The timed region, in nanoseconds: the whole call as the application
   // sees it: client marshal, request transfer, server parse + service +
   // marshal, response transfer, client parse. Set-up and clean-up calls
-  // are outside.
+  // are outside. Under callgrind the call alone is counted.
   std::int64_t timed_call() {
     const std::int64_t start = now_ns();
-    call();
+    {
+      const CountedCall counted;
+      call();
+    }
     return now_ns() - start;
   }
 
@@ -266,6 +270,9 @@ WireCount count_wire(const RttCase& c, const Endpoint& server) {
   return w;
 }
 
+// Floor exchanges per block, and case calls between two blocks.
+constexpr std::size_t kFloorBlock = 10;
+
 void run_rtt(benchmark::State& state, const RttCase& c) {
   pin_current_thread(client_cpu(c.placement));
   const Endpoint server = pool->endpoint(*c.stack, c.placement);
@@ -280,10 +287,15 @@ void run_rtt(benchmark::State& state, const RttCase& c) {
   }
 
   const WireCount wire = count_wire(c, server);
-  Summary floor;
+  // The floor: the same byte counts with the stack's socket options, in
+  // blocks alternating with the case's calls (tcp_floor.h).
+  std::optional<TcpFloor> tcp;
+  std::optional<InterleavedFloor> floor;
   if (in_process) {
-    TcpFloor tcp(server_cpu(c.placement));
-    floor = tcp.measure(wire.request, wire.response, 2000, 200'000'000);
+    tcp.emplace(wire.request, wire.response, stack_socket_options(c.stack->name),
+                server_cpu(c.placement));
+    tcp->warm_up();
+    floor.emplace([&tcp] { return tcp->round_trip(); }, kFloorBlock);
   }
 
   std::vector<std::int64_t> samples;
@@ -292,8 +304,15 @@ void run_rtt(benchmark::State& state, const RttCase& c) {
   std::int64_t phase_sum = 0;
   std::int64_t disordered = 0;  // calls whose points came out of order
   Timeline t{};
-  std::optional<CountedRegion> counted(std::in_place);
+  // perf samples the case's blocks of calls, not the floor's.
+  std::optional<SampledRegion> sampled;
   for (auto _ : state) {
+    if (floor && floor->block_due()) {
+      sampled.reset();
+      floor->run_block();
+    }
+    if (!sampled) sampled.emplace();
+    if (floor) floor->count_call();
     runner.set_up();
     if (in_process) server_probe().begin_request();
     const std::int64_t elapsed = runner.timed_call();
@@ -309,7 +328,7 @@ void run_rtt(benchmark::State& state, const RttCase& c) {
     }
     runner.clean_up();
   }
-  counted.reset();
+  sampled.reset();
   if (const std::string diff = runner.check(); !diff.empty()) {
     state.SkipWithError(("reply changed during timing: " + diff).c_str());
     return;
@@ -330,10 +349,12 @@ void run_rtt(benchmark::State& state, const RttCase& c) {
   state.counters["response_bytes"] = static_cast<double>(wire.response);
   state.counters["request_body_bytes"] = static_cast<double>(wire.request_http.bodies);
   state.counters["response_body_bytes"] = static_cast<double>(wire.response_http.bodies);
-  if (floor.n > 0) {
-    state.counters["floor_p50_us"] = floor.median * us;
-    state.counters["floor_n"] = static_cast<double>(floor.n);
-    state.counters["ratio_p50"] = p.median / floor.median;
+  if (floor) {
+    const Summary f = summarize(floor->samples());
+    state.counters["floor_n"] = static_cast<double>(f.n);
+    state.counters["floor_p50_us"] = f.median * us;
+    if (!std::isnan(f.p90)) state.counters["floor_p90_us"] = f.p90 * us;
+    state.counters["ratio_p50"] = p.median / f.median;
   }
   const double n = static_cast<double>(samples.size());
   for (const auto& [name, ns] : phase_totals)

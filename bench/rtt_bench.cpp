@@ -170,7 +170,7 @@ class OpRunner {
   std::int64_t timed_call() {
     const std::int64_t start = now_ns();
     {
-      const CountedCall counted;
+      const CountedCall counted(CountedCall::Threads::others_too);
       call();
     }
     return now_ns() - start;
@@ -297,6 +297,11 @@ void run_rtt(benchmark::State& state, const RttCase& c) {
     tcp->warm_up();
     floor.emplace([&tcp] { return tcp->round_trip(); }, kFloorBlock);
   }
+  // One untimed call after all set-up, so the first timed one finds the
+  // heap and the buffers as every later one does.
+  runner.set_up();
+  runner.call();
+  runner.clean_up();
 
   std::vector<std::int64_t> samples;
   samples.reserve(static_cast<std::size_t>(state.max_iterations));

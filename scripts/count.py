@@ -96,6 +96,8 @@ def main():
     ap.add_argument("--bench", required=True)
     ap.add_argument("--filter", required=True)
     ap.add_argument("--iterations", type=int, default=10)
+    ap.add_argument("--multiplier", type=int, default=3,
+                    help="the second run counts this many times --iterations")
     ap.add_argument("--jobs", type=int, default=1,
                     help="codec cases counted at once (round trips always one at a time: "
                          "their threads are pinned)")
@@ -109,7 +111,9 @@ def main():
     if not cases:
         sys.exit(f"count: no benchmark matches '{args.filter}'")
 
-    n1, n2 = args.iterations, 3 * args.iterations
+    if args.multiplier < 2:
+        sys.exit("count: --multiplier must be at least 2")
+    n1, n2 = args.iterations, args.multiplier * args.iterations
 
     def show(entry):
         shown = (f"{entry['instructions_per_op']:>15,}" if "instructions_per_op" in entry

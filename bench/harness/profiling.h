@@ -17,16 +17,33 @@ inline const bool kCountingInstructions = [] { return RUNNING_ON_VALGRIND != 0; 
 
 // Instrumentation on for exactly one measured call. Under callgrind
 // (--instr-atstart=no) only code between these marks is counted.
+//
+// A call served by other threads of the process (a round trip's server)
+// waits for them at both marks: valgrind runs one thread at a time, and a
+// server's work after its reply (returning to its read) would otherwise
+// fall before or after the mark depending on when valgrind switches
+// threads, or into the next call's count.
 class CountedCall {
  public:
-  CountedCall() {
-    if (kCountingInstructions) CALLGRIND_START_INSTRUMENTATION;
+  enum class Threads { this_one, others_too };
+  explicit CountedCall(Threads threads = Threads::this_one)
+      : settle_(kCountingInstructions && threads == Threads::others_too) {
+    if (!kCountingInstructions) return;
+    if (settle_) let_other_threads_block();
+    CALLGRIND_START_INSTRUMENTATION;
   }
   ~CountedCall() {
-    if (kCountingInstructions) CALLGRIND_STOP_INSTRUMENTATION;
+    if (!kCountingInstructions) return;
+    if (settle_) let_other_threads_block();
+    CALLGRIND_STOP_INSTRUMENTATION;
   }
   CountedCall(const CountedCall&) = delete;
   CountedCall& operator=(const CountedCall&) = delete;
+
+ private:
+  // Sleeps long enough for the other threads to run until they block.
+  static void let_other_threads_block();
+  bool settle_;
 };
 
 // perf's control fifos (perf record --control fifo:CTL,ACK -D -1), named by

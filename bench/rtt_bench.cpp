@@ -1,11 +1,10 @@
 #include "rtt_bench.h"
 
 #include <benchmark/benchmark.h>
-#include <pthread.h>
 #include <regex.h>
-#include <sched.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <map>
@@ -18,6 +17,7 @@
 #include "common/phases.h"
 #include "common/service.h"
 #include "harness/byte_relay.h"
+#include "harness/process_state.h"
 #include "harness/profiling.h"
 #include "harness/stack_sockets.h"
 #include "harness/stats.h"
@@ -76,8 +76,9 @@ struct RttCase {
   }
 };
 
-// In-process servers, one per (stack, placement), started on first use and
-// kept for the whole run; all share one Service.
+// In-process servers, one per (stack, placement), started on first use;
+// all share one Service. Round-trip cases stop them when they end
+// (CaseScope), so each case starts a fresh server.
 class ServerPool {
  public:
   explicit ServerPool(std::map<std::string, Endpoint> targets) : targets_(std::move(targets)) {}
@@ -98,6 +99,12 @@ class ServerPool {
 
   bool in_process(const StackEntry& stack) const { return targets_.count(stack.name) == 0; }
   Service& service() { return service_; }
+
+  // Stops every in-process server: closes its connections, joins its threads.
+  void stop_servers() {
+    const std::lock_guard lock(mutex_);
+    servers_.clear();
+  }
 
  private:
   std::map<std::string, Endpoint> targets_;
@@ -247,6 +254,46 @@ class OpRunner {
   std::vector<Message> messages_;
 };
 
+// Every round-trip run (and pilot) starts from the state the process had
+// before it. The case's server is started first; on exit the thread's CPU
+// mask is restored, the case's connections must be released (the server's
+// threads and descriptors back to what it had idle), then the server is
+// stopped, and the process must be back where it was (a difference is
+// reported). Waiting for the connections first also spares Abyss its
+// 2 s wait for connection threads in ServerTerminate. What carries over
+// on purpose: the Service with its payload cache (payloads are made once
+// per run, outside any timed region) and its queues, emptied by each
+// case's clean-up.
+class CaseScope {
+ public:
+  explicit CaseScope(const RttCase& c) : name_(c.name()), before_(ProcessState::now()) {
+    pool->endpoint(*c.stack, c.placement);
+    idle_server_ = ProcessState::now();
+  }
+  ~CaseScope() {
+    affinity_.restore();
+    const auto timeout = std::chrono::seconds(2);
+    const ProcessState released = wait_for_state(idle_server_, timeout);
+    if (!(released == idle_server_)) report("its connections", idle_server_, released);
+    pool->stop_servers();
+    const ProcessState after = wait_for_state(before_, timeout);
+    if (!(after == before_)) report("the process", before_, after);
+  }
+  CaseScope(const CaseScope&) = delete;
+  CaseScope& operator=(const CaseScope&) = delete;
+
+ private:
+  void report(const char* what, const ProcessState& expected, const ProcessState& seen) const {
+    std::fprintf(stderr, "bench: %s: %s not released: expected %s, found %s\n", name_.c_str(), what,
+                 expected.describe().c_str(), seen.describe().c_str());
+  }
+
+  std::string name_;
+  ScopedAffinity affinity_;
+  ProcessState before_;
+  ProcessState idle_server_;
+};
+
 struct WireCount {
   std::uint64_t request = 0, response = 0;
   HttpSizes request_http, response_http;
@@ -373,6 +420,7 @@ void run_rtt(benchmark::State& state, const RttCase& c) {
 
 void guarded_rtt(benchmark::State& state, const RttCase& c) {
   try {
+    const CaseScope scope(c);
     run_rtt(state, c);
   } catch (const std::exception& e) {
     state.SkipWithError((std::string("round trip failed: ") + e.what()).c_str());
@@ -463,25 +511,10 @@ class NameFilter {
   bool negate_ = false;
 };
 
-// The main thread's CPU mask, restored on exit: pilots pin the thread as
-// their cases do, and the codec cases, which run first, must not inherit it.
-class SavedAffinity {
- public:
-  SavedAffinity() { ok_ = pthread_getaffinity_np(pthread_self(), sizeof set_, &set_) == 0; }
-  ~SavedAffinity() {
-    if (ok_) pthread_setaffinity_np(pthread_self(), sizeof set_, &set_);
-  }
-  SavedAffinity(const SavedAffinity&) = delete;
-  SavedAffinity& operator=(const SavedAffinity&) = delete;
-
- private:
-  cpu_set_t set_{};
-  bool ok_ = false;
-};
-
 // The median time of a few timed calls after a verified one; nullopt if
 // the reply is wrong (the case itself then reports why).
 std::optional<double> pilot_call_ns(const RttCase& c) {
+  const CaseScope scope(c);
   pin_current_thread(client_cpu(c.placement));
   const auto client = c.stack->connect(pool->endpoint(*c.stack, c.placement), c.codec);
   OpRunner runner(*client, c);
@@ -531,7 +564,6 @@ void register_rtt_benchmarks(const RttOptions& options) {
   static std::vector<RttCase> cases;
   cases = rtt_cases(options);
   const NameFilter filter;
-  const SavedAffinity affinity;
   for (const auto& c : cases) {
     auto* b = benchmark::RegisterBenchmark(c.name().c_str(),
                                            [&c](benchmark::State& s) { guarded_rtt(s, c); });

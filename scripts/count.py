@@ -48,7 +48,7 @@ def run_callgrind(bench, case, iterations, workdir):
     out = os.path.join(workdir, "callgrind.out")
     args, env = fixed_layout(bench, case, iterations)
     # No address randomisation either, so the count repeats run to run.
-    # Only the timed loops are instrumented (bench/instruction_count.h).
+    # Only the measured calls are instrumented (bench/harness/profiling.h).
     cmd = ["setarch", "-R", "valgrind", "--tool=callgrind", "--callgrind-out-file=" + out,
            "--instr-atstart=no", "--fair-sched=yes"] + args
     proc = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=TIMEOUT_S)

@@ -7,7 +7,7 @@
 #include <cstring>
 
 #include "common/codec.h"
-#include "instruction_count.h"
+#include "harness/profiling.h"
 #include "payload_cache.h"
 
 namespace wsb::bench {
@@ -63,6 +63,21 @@ bool verified(benchmark::State& state, Codec& codec, const Payload& payload, std
   return true;
 }
 
+// The timed loop of every codec row. One untimed call first, so that the
+// first timed one does what every other does (buffers at their size, a
+// previous result to replace). perf samples the loop; callgrind counts
+// each call alone, without the loop's bookkeeping.
+template <typename StepOnce>
+void timed_loop(benchmark::State& state, StepOnce step_once) {
+  step_once();
+  const SampledRegion sampled;
+  for (auto _ : state) {
+    const CountedCall counted;
+    step_once();
+    benchmark::ClobberMemory();
+  }
+}
+
 void run_step(benchmark::State& state, const CodecEntry& entry, Step step,
               const PayloadSpec& spec) {
   const Payload& payload = cached_payload(spec);
@@ -81,59 +96,50 @@ void run_step(benchmark::State& state, const CodecEntry& entry, Step step,
   std::string out;
   Payload decoded;
 
-  const CountedRegion counted;
+  // The stage a timed step starts from, made before anything is sampled.
+  if (step == Step::write) stages->bind(payload);
+  if (step == Step::unbind) stages->read(wire);
+
   switch (step) {
     case Step::encode:
-      for (auto _ : state) {
-        // Timed: model -> wire bytes through the library (for gSOAP, its
-        // counting pass too), into a buffer whose capacity is reused.
+      // Timed: model -> wire bytes through the library (for gSOAP, its
+      // counting pass too), into a buffer whose capacity is reused.
+      timed_loop(state, [&] {
         codec->encode(payload, out);
         benchmark::DoNotOptimize(out.data());
-        benchmark::ClobberMemory();
-      }
+      });
       break;
     case Step::decode:
-      for (auto _ : state) {
-        // Timed: wire bytes -> fully materialised model, including the
-        // release of the previous iteration's model it replaces.
+      // Timed: wire bytes -> fully materialised model, including the
+      // release of the previous iteration's model it replaces.
+      timed_loop(state, [&] {
         codec->decode(wire, decoded);
         benchmark::DoNotOptimize(&decoded);
-        benchmark::ClobberMemory();
-      }
+      });
       break;
     case Step::bind:
-      for (auto _ : state) {
-        // Timed: model -> the library's representation (gSOAP structs,
-        // xmlrpc-c values, protobuf message), replacing the previous one.
-        stages->bind(payload);
-        benchmark::ClobberMemory();
-      }
+      // Timed: model -> the library's representation (gSOAP structs,
+      // xmlrpc-c values, protobuf message), replacing the previous one.
+      timed_loop(state, [&] { stages->bind(payload); });
       break;
     case Step::write:
-      stages->bind(payload);
-      for (auto _ : state) {
-        // Timed: an already bound representation -> wire bytes.
+      // Timed: an already bound representation -> wire bytes.
+      timed_loop(state, [&] {
         stages->write(out);
         benchmark::DoNotOptimize(out.data());
-        benchmark::ClobberMemory();
-      }
+      });
       break;
     case Step::read:
-      for (auto _ : state) {
-        // Timed: wire bytes -> the library's representation (DOM, value
-        // tree, structs, message), replacing the previous one.
-        stages->read(wire);
-        benchmark::ClobberMemory();
-      }
+      // Timed: wire bytes -> the library's representation (DOM, value
+      // tree, structs, message), replacing the previous one.
+      timed_loop(state, [&] { stages->read(wire); });
       break;
     case Step::unbind:
-      stages->read(wire);
-      for (auto _ : state) {
-        // Timed: an already parsed representation -> model.
+      // Timed: an already parsed representation -> model.
+      timed_loop(state, [&] {
         stages->unbind(decoded);
         benchmark::DoNotOptimize(&decoded);
-        benchmark::ClobberMemory();
-      }
+      });
       break;
   }
   report(state, payload, wire.size());
@@ -159,13 +165,11 @@ void run_memcpy(benchmark::State& state, const PayloadSpec& spec) {
   const std::size_t size = raw_size(payload);
   const std::string source(size, 'x');
   std::string destination(size, '\0');
-  const CountedRegion counted;
-  for (auto _ : state) {
-    // Timed: memcpy of raw_bytes between two preallocated buffers.
+  // Timed: memcpy of raw_bytes between two preallocated buffers.
+  timed_loop(state, [&] {
     std::memcpy(destination.data(), source.data(), size);
     benchmark::DoNotOptimize(destination.data());
-    benchmark::ClobberMemory();
-  }
+  });
   report(state, payload, size);
 }
 

@@ -1,11 +1,10 @@
 #include "rtt_bench.h"
 
 #include <benchmark/benchmark.h>
-#include <pthread.h>
 #include <regex.h>
-#include <sched.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <map>
@@ -18,9 +17,11 @@
 #include "common/phases.h"
 #include "common/service.h"
 #include "harness/byte_relay.h"
+#include "harness/process_state.h"
+#include "harness/profiling.h"
+#include "harness/stack_sockets.h"
 #include "harness/stats.h"
 #include "harness/tcp_floor.h"
-#include "instruction_count.h"
 #include "payload_cache.h"
 
 // Google Benchmark 1.7 defines these flags in its library without
@@ -75,8 +76,9 @@ struct RttCase {
   }
 };
 
-// In-process servers, one per (stack, placement), started on first use and
-// kept for the whole run; all share one Service.
+// In-process servers, one per (stack, placement), started on first use;
+// all share one Service. Round-trip cases stop them when they end
+// (CaseScope), so each case starts a fresh server.
 class ServerPool {
  public:
   explicit ServerPool(std::map<std::string, Endpoint> targets) : targets_(std::move(targets)) {}
@@ -97,6 +99,12 @@ class ServerPool {
 
   bool in_process(const StackEntry& stack) const { return targets_.count(stack.name) == 0; }
   Service& service() { return service_; }
+
+  // Stops every in-process server: closes its connections, joins its threads.
+  void stop_servers() {
+    const std::lock_guard lock(mutex_);
+    servers_.clear();
+  }
 
  private:
   std::map<std::string, Endpoint> targets_;
@@ -165,10 +173,13 @@ class OpRunner {
   // The timed region, in nanoseconds: the whole call as the application
   // sees it: client marshal, request transfer, server parse + service +
   // marshal, response transfer, client parse. Set-up and clean-up calls
-  // are outside.
+  // are outside. Under callgrind the call alone is counted.
   std::int64_t timed_call() {
     const std::int64_t start = now_ns();
-    call();
+    {
+      const CountedCall counted(CountedCall::Threads::others_too);
+      call();
+    }
     return now_ns() - start;
   }
 
@@ -243,6 +254,46 @@ class OpRunner {
   std::vector<Message> messages_;
 };
 
+// Every round-trip run (and pilot) starts from the state the process had
+// before it. The case's server is started first; on exit the thread's CPU
+// mask is restored, the case's connections must be released (the server's
+// threads and descriptors back to what it had idle), then the server is
+// stopped, and the process must be back where it was (a difference is
+// reported). Waiting for the connections first also spares Abyss its
+// 2 s wait for connection threads in ServerTerminate. What carries over
+// on purpose: the Service with its payload cache (payloads are made once
+// per run, outside any timed region) and its queues, emptied by each
+// case's clean-up.
+class CaseScope {
+ public:
+  explicit CaseScope(const RttCase& c) : name_(c.name()), before_(ProcessState::now()) {
+    pool->endpoint(*c.stack, c.placement);
+    idle_server_ = ProcessState::now();
+  }
+  ~CaseScope() {
+    affinity_.restore();
+    const auto timeout = std::chrono::seconds(2);
+    const ProcessState released = wait_for_state(idle_server_, timeout);
+    if (!(released == idle_server_)) report("its connections", idle_server_, released);
+    pool->stop_servers();
+    const ProcessState after = wait_for_state(before_, timeout);
+    if (!(after == before_)) report("the process", before_, after);
+  }
+  CaseScope(const CaseScope&) = delete;
+  CaseScope& operator=(const CaseScope&) = delete;
+
+ private:
+  void report(const char* what, const ProcessState& expected, const ProcessState& seen) const {
+    std::fprintf(stderr, "bench: %s: %s not released: expected %s, found %s\n", name_.c_str(), what,
+                 expected.describe().c_str(), seen.describe().c_str());
+  }
+
+  std::string name_;
+  ScopedAffinity affinity_;
+  ProcessState before_;
+  ProcessState idle_server_;
+};
+
 struct WireCount {
   std::uint64_t request = 0, response = 0;
   HttpSizes request_http, response_http;
@@ -266,6 +317,9 @@ WireCount count_wire(const RttCase& c, const Endpoint& server) {
   return w;
 }
 
+// Floor exchanges per block, and case calls between two blocks.
+constexpr std::size_t kFloorBlock = 10;
+
 void run_rtt(benchmark::State& state, const RttCase& c) {
   pin_current_thread(client_cpu(c.placement));
   const Endpoint server = pool->endpoint(*c.stack, c.placement);
@@ -280,11 +334,21 @@ void run_rtt(benchmark::State& state, const RttCase& c) {
   }
 
   const WireCount wire = count_wire(c, server);
-  Summary floor;
+  // The floor: the same byte counts with the stack's socket options, in
+  // blocks alternating with the case's calls (tcp_floor.h).
+  std::optional<TcpFloor> tcp;
+  std::optional<InterleavedFloor> floor;
   if (in_process) {
-    TcpFloor tcp(server_cpu(c.placement));
-    floor = tcp.measure(wire.request, wire.response, 2000, 200'000'000);
+    tcp.emplace(wire.request, wire.response, stack_socket_options(c.stack->name),
+                server_cpu(c.placement));
+    tcp->warm_up();
+    floor.emplace([&tcp] { return tcp->round_trip(); }, kFloorBlock);
   }
+  // One untimed call after all set-up, so the first timed one finds the
+  // heap and the buffers as every later one does.
+  runner.set_up();
+  runner.call();
+  runner.clean_up();
 
   std::vector<std::int64_t> samples;
   samples.reserve(static_cast<std::size_t>(state.max_iterations));
@@ -292,8 +356,15 @@ void run_rtt(benchmark::State& state, const RttCase& c) {
   std::int64_t phase_sum = 0;
   std::int64_t disordered = 0;  // calls whose points came out of order
   Timeline t{};
-  std::optional<CountedRegion> counted(std::in_place);
+  // perf samples the case's blocks of calls, not the floor's.
+  std::optional<SampledRegion> sampled;
   for (auto _ : state) {
+    if (floor && floor->block_due()) {
+      sampled.reset();
+      floor->run_block();
+    }
+    if (!sampled) sampled.emplace();
+    if (floor) floor->count_call();
     runner.set_up();
     if (in_process) server_probe().begin_request();
     const std::int64_t elapsed = runner.timed_call();
@@ -309,7 +380,7 @@ void run_rtt(benchmark::State& state, const RttCase& c) {
     }
     runner.clean_up();
   }
-  counted.reset();
+  sampled.reset();
   if (const std::string diff = runner.check(); !diff.empty()) {
     state.SkipWithError(("reply changed during timing: " + diff).c_str());
     return;
@@ -330,10 +401,12 @@ void run_rtt(benchmark::State& state, const RttCase& c) {
   state.counters["response_bytes"] = static_cast<double>(wire.response);
   state.counters["request_body_bytes"] = static_cast<double>(wire.request_http.bodies);
   state.counters["response_body_bytes"] = static_cast<double>(wire.response_http.bodies);
-  if (floor.n > 0) {
-    state.counters["floor_p50_us"] = floor.median * us;
-    state.counters["floor_n"] = static_cast<double>(floor.n);
-    state.counters["ratio_p50"] = p.median / floor.median;
+  if (floor) {
+    const Summary f = summarize(floor->samples());
+    state.counters["floor_n"] = static_cast<double>(f.n);
+    state.counters["floor_p50_us"] = f.median * us;
+    if (!std::isnan(f.p90)) state.counters["floor_p90_us"] = f.p90 * us;
+    state.counters["ratio_p50"] = p.median / f.median;
   }
   const double n = static_cast<double>(samples.size());
   for (const auto& [name, ns] : phase_totals)
@@ -347,6 +420,7 @@ void run_rtt(benchmark::State& state, const RttCase& c) {
 
 void guarded_rtt(benchmark::State& state, const RttCase& c) {
   try {
+    const CaseScope scope(c);
     run_rtt(state, c);
   } catch (const std::exception& e) {
     state.SkipWithError((std::string("round trip failed: ") + e.what()).c_str());
@@ -437,25 +511,10 @@ class NameFilter {
   bool negate_ = false;
 };
 
-// The main thread's CPU mask, restored on exit: pilots pin the thread as
-// their cases do, and the codec cases, which run first, must not inherit it.
-class SavedAffinity {
- public:
-  SavedAffinity() { ok_ = pthread_getaffinity_np(pthread_self(), sizeof set_, &set_) == 0; }
-  ~SavedAffinity() {
-    if (ok_) pthread_setaffinity_np(pthread_self(), sizeof set_, &set_);
-  }
-  SavedAffinity(const SavedAffinity&) = delete;
-  SavedAffinity& operator=(const SavedAffinity&) = delete;
-
- private:
-  cpu_set_t set_{};
-  bool ok_ = false;
-};
-
 // The median time of a few timed calls after a verified one; nullopt if
 // the reply is wrong (the case itself then reports why).
 std::optional<double> pilot_call_ns(const RttCase& c) {
+  const CaseScope scope(c);
   pin_current_thread(client_cpu(c.placement));
   const auto client = c.stack->connect(pool->endpoint(*c.stack, c.placement), c.codec);
   OpRunner runner(*client, c);
@@ -505,7 +564,6 @@ void register_rtt_benchmarks(const RttOptions& options) {
   static std::vector<RttCase> cases;
   cases = rtt_cases(options);
   const NameFilter filter;
-  const SavedAffinity affinity;
   for (const auto& c : cases) {
     auto* b = benchmark::RegisterBenchmark(c.name().c_str(),
                                            [&c](benchmark::State& s) { guarded_rtt(s, c); });

@@ -1,6 +1,7 @@
 // The measuring instruments themselves: the counting relay behind every
 // bytes-on-the-wire figure, the HTTP header/body split, and the TCP floor
 // every round trip is divided by. Expected sizes are counted by hand.
+#include <dirent.h>
 #include <gtest/gtest.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
@@ -8,15 +9,26 @@
 #include <unistd.h>
 
 #include <memory>
+#include <ostream>
 #include <stdexcept>
 #include <string>
 #include <thread>
+#include <vector>
 
+#include "common/service.h"
+#include "common/transport.h"
 #include "harness/byte_relay.h"
 #include "harness/loopback.h"
+#include "harness/stack_sockets.h"
 #include "harness/tcp_floor.h"
 
 namespace wsb {
+
+void PrintTo(const SocketState& s, std::ostream* os) {
+  *os << "{nodelay " << s.nodelay << ", SO_SNDBUF " << s.send_buffer << ", SO_RCVBUF "
+      << s.receive_buffer << "}";
+}
+
 namespace {
 
 // Header block: 21 (request line) + 17 (Host) + 32 (Content-Type) + 20
@@ -176,40 +188,120 @@ struct RelayedFloor {
   std::unique_ptr<ByteRelay> relay;
   std::unique_ptr<TcpFloor> floor;
 
-  RelayedFloor() {
-    floor = std::make_unique<TcpFloor>(std::nullopt, [this](std::uint16_t port) {
-      relay = std::make_unique<ByteRelay>(Endpoint{"127.0.0.1", port});
-      return relay->endpoint().port;
-    });
+  RelayedFloor(std::size_t request, std::size_t response) {
+    floor = std::make_unique<TcpFloor>(
+        request, response, ConnectionOptions{}, std::nullopt, [this](std::uint16_t port) {
+          relay = std::make_unique<ByteRelay>(Endpoint{"127.0.0.1", port});
+          return relay->endpoint().port;
+        });
   }
 };
 
-TEST(TcpFloor, MovesExactlyTheRequestedBytesAndReturnsEverySample) {
-  RelayedFloor f;
+TEST(TcpFloor, MovesExactlyTheRequestedBytesAndNothingElse) {
+  RelayedFloor f(1000, 5000);
   ASSERT_NE(f.relay, nullptr);
-  const Summary s = f.floor->measure(1000, 5000, 50, 60'000'000'000);
-  EXPECT_EQ(s.n, 50u);
-  EXPECT_GT(s.median, 0);
-  EXPECT_LE(s.min, s.median);
-  // Warm-up exchanges move the same bytes but are not samples.
+  f.floor->warm_up();
+  for (int i = 0; i < 50; ++i) EXPECT_GT(f.floor->round_trip(), 0);
+  // No framing of its own: the sizes are fixed for the floor's life.
   const std::uint64_t exchanges = 50 + TcpFloor::kWarmUp;
   EXPECT_EQ(f.relay->counts().to_server, exchanges * 1000);
   EXPECT_EQ(f.relay->counts().to_client, exchanges * 5000);
 }
 
-TEST(TcpFloor, SmallestExchangeIsItsHeaderOutAndOneByteBack) {
-  RelayedFloor f;
-  const Summary s = f.floor->measure(4, 0, 20, 60'000'000'000);
-  EXPECT_EQ(s.n, 20u);
-  EXPECT_EQ(f.relay->counts().to_server, (20u + TcpFloor::kWarmUp) * 16);
-  EXPECT_EQ(f.relay->counts().to_client, (20u + TcpFloor::kWarmUp) * 1);
+TEST(TcpFloor, SmallestExchangeIsOneByteEachWay) {
+  RelayedFloor f(0, 0);
+  for (int i = 0; i < 7; ++i) f.floor->round_trip();
+  EXPECT_EQ(f.relay->counts().to_server, 7u);
+  EXPECT_EQ(f.relay->counts().to_client, 7u);
 }
 
-TEST(TcpFloor, StopsAtTheBudgetButNotBeforeTenSamples) {
-  RelayedFloor f;
-  const Summary s = f.floor->measure(100, 100, 1'000'000, 1);
-  EXPECT_EQ(s.n, 10u);
-  EXPECT_EQ(f.relay->counts().to_server, (10u + TcpFloor::kWarmUp) * 100);
+// A message the kernel delivers whole takes one recv() on each side, as
+// it does for a stack reading into a buffer large enough for it.
+TEST(TcpFloor, ReceivesOncePerMessageWhenDeliveredWhole) {
+  TcpFloor floor(300, 700, ConnectionOptions{}, std::nullopt);
+  for (int i = 0; i < 20; ++i) floor.round_trip();
+  EXPECT_EQ(floor.client_receives(), 20u);
+  EXPECT_EQ(floor.server_receives(), 20u);
+}
+
+TEST(TcpFloor, SetsTheSocketOptionsItIsGivenOnBothEnds) {
+  const SocketOptions small{true, 65536, 32768};
+  TcpFloor floor(10, 10, {small, small}, std::nullopt);
+  floor.round_trip();
+  // Linux reports twice the size set (the rest is its bookkeeping).
+  const SocketState expected{true, 2 * 65536, 2 * 32768};
+  EXPECT_EQ(floor.client_socket(), expected);
+  ASSERT_TRUE(floor.server_socket().has_value());
+  EXPECT_EQ(*floor.server_socket(), expected);
+
+  TcpFloor plain(10, 10, ConnectionOptions{}, std::nullopt);
+  plain.round_trip();
+  EXPECT_TRUE(plain.client_socket().nodelay);
+  EXPECT_NE(plain.client_socket().send_buffer, 2 * 65536);
+}
+
+// A connected TCP socket of this process with local port `local` and peer
+// port `peer` (0: any); -1 if none.
+int find_socket(std::uint16_t local, std::uint16_t peer) {
+  DIR* dir = ::opendir("/proc/self/fd");
+  if (dir == nullptr) return -1;
+  int found = -1;
+  while (const dirent* entry = ::readdir(dir)) {
+    const int fd = std::atoi(entry->d_name);
+    sockaddr_in mine{}, theirs{};
+    socklen_t a = sizeof mine, b = sizeof theirs;
+    if (fd <= 2 || ::getsockname(fd, reinterpret_cast<sockaddr*>(&mine), &a) != 0 ||
+        ::getpeername(fd, reinterpret_cast<sockaddr*>(&theirs), &b) != 0 ||
+        mine.sin_family != AF_INET)
+      continue;
+    if ((local == 0 || ntohs(mine.sin_port) == local) &&
+        (peer == 0 || ntohs(theirs.sin_port) == peer)) {
+      found = fd;
+      break;
+    }
+  }
+  ::closedir(dir);
+  return found;
+}
+
+// The floor under a stack's round trips sets what that stack's own sockets
+// have, on both ends, after a call of about the same size.
+TEST(StackSockets, FloorSocketsMatchEachStacksLiveSockets) {
+  for (const auto& stack : all_stacks()) {
+    SCOPED_TRACE(stack.name);
+    Service service;
+    const auto server = stack.start_server(service, ServerOptions{});
+    const auto client = stack.connect(server->endpoint(), stack.codecs.front());
+    ASSERT_EQ(client->ping(), kPingReply);
+    const int client_fd = find_socket(0, server->endpoint().port);
+    ASSERT_GE(client_fd, 0) << "no client socket";
+    const int server_fd = find_socket(server->endpoint().port, 0);
+    ASSERT_GE(server_fd, 0) << "no server socket";
+
+    TcpFloor floor(200, 200, stack_socket_options(stack.name), std::nullopt);
+    floor.round_trip();
+    EXPECT_EQ(floor.client_socket(), socket_state(client_fd));
+    ASSERT_TRUE(floor.server_socket().has_value());
+    EXPECT_EQ(*floor.server_socket(), socket_state(server_fd));
+  }
+  EXPECT_THROW(stack_socket_options("no-such-stack"), std::invalid_argument);
+}
+
+TEST(InterleavedFloor, AlternatesEqualBlocksOfFloorAndCaseCalls) {
+  std::string order;
+  InterleavedFloor floor(
+      [&order] {
+        order += 'F';
+        return std::int64_t{7};
+      },
+      3);
+  for (int call = 0; call < 8; ++call) {
+    if (floor.block_due()) floor.run_block();
+    floor.count_call();
+    order += 'C';
+  }
+  EXPECT_EQ(order, "FFFCCCFFFCCCFFFCC");
+  EXPECT_EQ(floor.samples(), std::vector<std::int64_t>(9, 7));
 }
 
 }  // namespace

@@ -49,9 +49,10 @@ bool write_all(int fd, const char* data, std::size_t n) {
   return true;
 }
 
-bool read_exact(int fd, char* data, std::size_t n) {
+bool read_exact(int fd, char* data, std::size_t n, std::uint64_t* receives) {
   while (n > 0) {
     const ssize_t got = ::recv(fd, data, n, 0);
+    if (receives != nullptr) ++*receives;
     if (got <= 0) {
       if (got < 0 && errno == EINTR) continue;
       return false;

@@ -13,8 +13,9 @@ int listen_on_loopback(int backlog, std::uint16_t& port, const char* who);
 
 void set_nodelay(int fd);
 
-// Blocking, retried on EINTR; false when the peer has gone.
+// Blocking, retried on EINTR; false when the peer has gone. read_exact
+// adds its recv() calls to `receives`, if given.
 bool write_all(int fd, const char* data, std::size_t n);
-bool read_exact(int fd, char* data, std::size_t n);
+bool read_exact(int fd, char* data, std::size_t n, std::uint64_t* receives = nullptr);
 
 }  // namespace wsb

@@ -23,16 +23,40 @@ namespace {
   throw std::runtime_error(std::string("tcp floor: ") + what + ": " + std::strerror(errno));
 }
 
-// Each exchange starts with an 16-byte header telling the server how many
-// bytes follow and how many to send back; it is part of the request count.
-struct Header {
-  std::uint64_t request_bytes;
-  std::uint64_t response_bytes;
-};
+int int_option(int fd, int level, int name) {
+  int value = 0;
+  socklen_t len = sizeof value;
+  if (::getsockopt(fd, level, name, &value, &len) != 0) fail("getsockopt");
+  return value;
+}
 
 }  // namespace
 
-TcpFloor::TcpFloor(std::optional<int> server_cpu, const Route& route) : server_cpu_(server_cpu) {
+SocketState socket_state(int fd) {
+  return {int_option(fd, IPPROTO_TCP, TCP_NODELAY) != 0, int_option(fd, SOL_SOCKET, SO_SNDBUF),
+          int_option(fd, SOL_SOCKET, SO_RCVBUF)};
+}
+
+void apply(int fd, const SocketOptions& options) {
+  const int nodelay = options.nodelay ? 1 : 0;
+  if (::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &nodelay, sizeof nodelay) != 0)
+    fail("TCP_NODELAY");
+  if (options.send_buffer > 0 && ::setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &options.send_buffer,
+                                              sizeof options.send_buffer) != 0)
+    fail("SO_SNDBUF");
+  if (options.receive_buffer > 0 && ::setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &options.receive_buffer,
+                                                 sizeof options.receive_buffer) != 0)
+    fail("SO_RCVBUF");
+}
+
+TcpFloor::TcpFloor(std::size_t request_bytes, std::size_t response_bytes,
+                   const ConnectionOptions& options, std::optional<int> server_cpu,
+                   const Route& route)
+    : request_bytes_(std::max<std::size_t>(request_bytes, 1)),
+      response_bytes_(std::max<std::size_t>(response_bytes, 1)),
+      options_(options),
+      server_cpu_(server_cpu),
+      buffer_(std::max(request_bytes_, response_bytes_)) {
   std::uint16_t port = 0;
   listen_fd_ = listen_on_loopback(1, port, "tcp floor");
   sockaddr_in addr{};
@@ -41,10 +65,12 @@ TcpFloor::TcpFloor(std::optional<int> server_cpu, const Route& route) : server_c
   addr.sin_port = htons(route ? route(port) : port);
   client_fd_ = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
   if (client_fd_ < 0) fail("socket");
+  // Buffers are set before connecting, as the stacks do, so the window
+  // negotiated at the handshake matches theirs.
+  apply(client_fd_, options_.client);
   // The backlog completes the connect; the thread starts only when nothing
   // can throw any more, so a failed constructor leaves no thread behind.
   if (::connect(client_fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) fail("connect");
-  set_nodelay(client_fd_);
   server_ = std::thread([this] { serve(); });
 }
 
@@ -52,6 +78,12 @@ TcpFloor::~TcpFloor() {
   if (client_fd_ >= 0) ::close(client_fd_);  // the server sees EOF and returns
   if (server_.joinable()) server_.join();
   if (listen_fd_ >= 0) ::close(listen_fd_);
+}
+
+std::optional<SocketState> TcpFloor::server_socket() const {
+  const int fd = server_fd_.load();
+  if (fd < 0) return std::nullopt;
+  return socket_state(fd);
 }
 
 void TcpFloor::serve() {
@@ -63,38 +95,41 @@ void TcpFloor::serve() {
   }
   const int fd = ::accept4(listen_fd_, nullptr, nullptr, SOCK_CLOEXEC);
   if (fd < 0) return;
-  set_nodelay(fd);
-  std::vector<char> buffer;
-  Header h{};
-  while (read_exact(fd, reinterpret_cast<char*>(&h), sizeof h)) {
-    buffer.resize(std::max<std::size_t>({buffer.size(), static_cast<std::size_t>(h.request_bytes),
-                                         static_cast<std::size_t>(h.response_bytes)}));
-    if (!read_exact(fd, buffer.data(), h.request_bytes)) break;
-    if (!write_all(fd, buffer.data(), h.response_bytes)) break;
+  try {
+    apply(fd, options_.server);
+  } catch (const std::exception&) {
+    ::close(fd);  // the client's next exchange fails and reports it
+    return;
   }
+  server_fd_ = fd;
+  std::vector<char> buffer(std::max(request_bytes_, response_bytes_));
+  // As many recv() calls as delivery takes: the count is published before
+  // the reply, so the client sees it once the reply has arrived.
+  std::uint64_t receives = 0;
+  while (read_exact(fd, buffer.data(), request_bytes_, &receives)) {
+    server_receives_ = receives;
+    if (!write_all(fd, buffer.data(), response_bytes_)) break;
+  }
+  server_fd_ = -1;
   ::close(fd);
 }
 
-std::int64_t TcpFloor::round_trip(std::size_t request_bytes, std::size_t response_bytes) {
-  const std::size_t body = request_bytes > sizeof(Header) ? request_bytes - sizeof(Header) : 0;
-  buffer_.resize(std::max({buffer_.size(), body + sizeof(Header), response_bytes}));
-  const Header h{body, std::max<std::size_t>(response_bytes, 1)};
-  std::memcpy(buffer_.data(), &h, sizeof h);
+std::int64_t TcpFloor::round_trip() {
   const std::int64_t start = now_ns();
-  if (!write_all(client_fd_, buffer_.data(), sizeof h + body)) fail("send");
-  if (!read_exact(client_fd_, buffer_.data(), h.response_bytes)) fail("recv");
+  if (!write_all(client_fd_, buffer_.data(), request_bytes_)) fail("send");
+  if (!read_exact(client_fd_, buffer_.data(), response_bytes_, &client_receives_)) fail("recv");
   return now_ns() - start;
 }
 
-Summary TcpFloor::measure(std::size_t request_bytes, std::size_t response_bytes,
-                          std::size_t iterations, std::int64_t budget_ns) {
-  for (int i = 0; i < kWarmUp; ++i) round_trip(request_bytes, response_bytes);
-  std::vector<std::int64_t> samples;
-  samples.reserve(iterations);
-  const std::int64_t deadline = now_ns() + budget_ns;
-  while (samples.size() < iterations && (samples.size() < 10 || now_ns() < deadline))
-    samples.push_back(round_trip(request_bytes, response_bytes));
-  return summarize(samples);
+void TcpFloor::warm_up() {
+  for (int i = 0; i < kWarmUp; ++i) round_trip();
+}
+
+InterleavedFloor::InterleavedFloor(std::function<std::int64_t()> exchange, std::size_t block)
+    : exchange_(std::move(exchange)), block_(std::max<std::size_t>(block, 1)) {}
+
+void InterleavedFloor::run_block() {
+  for (std::size_t i = 0; i < block_; ++i) samples_.push_back(exchange_());
 }
 
 }  // namespace wsb

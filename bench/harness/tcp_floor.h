@@ -1,8 +1,11 @@
 // The floor under every round trip: a raw TCP ping-pong over loopback that
 // moves the same request and response byte counts as the measured call,
-// with no HTTP, no parsing and no marshalling, on the same CPU placement.
+// with no HTTP, no parsing and no marshalling, on the same CPU placement,
+// with the socket options the stack sets, measured in blocks interleaved
+// with the case's calls (so both see the same machine state).
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -10,41 +13,100 @@
 #include <thread>
 #include <vector>
 
-#include "harness/stats.h"
-
 namespace wsb {
+
+// What a stack sets on its connected sockets; a buffer size of 0 leaves
+// the kernel's default (autotuned) buffer.
+struct SocketOptions {
+  bool nodelay = true;
+  int send_buffer = 0;
+  int receive_buffer = 0;
+};
+
+// Both ends of a connection: the client's socket and the server's.
+struct ConnectionOptions {
+  SocketOptions client;
+  SocketOptions server;
+};
+
+// What getsockopt reports for a socket (Linux reports buffers doubled).
+struct SocketState {
+  bool nodelay = false;
+  int send_buffer = 0;
+  int receive_buffer = 0;
+  bool operator==(const SocketState&) const = default;
+};
+SocketState socket_state(int fd);
+void apply(int fd, const SocketOptions& options);
 
 class TcpFloor {
  public:
-  // Starts an echo-like server thread on 127.0.0.1 (pinned to server_cpu)
-  // and connects to it; TCP_NODELAY on both ends. `route`, if given, maps
-  // the server's loopback port to the one the client connects to (a test
-  // puts a counting relay in between).
+  // Starts a server thread on 127.0.0.1 (pinned to server_cpu) that answers
+  // every request_bytes received with response_bytes, and connects to it.
+  // The sizes are fixed for the floor's life, so nothing but the payload
+  // crosses the socket and each side reads only until it has a message:
+  // as many receives as the kernel's delivery of that many bytes needs.
+  // `route`, if given, maps the server's loopback port to the one the
+  // client connects to (a test puts a counting relay in between).
   using Route = std::function<std::uint16_t(std::uint16_t server_port)>;
-  explicit TcpFloor(std::optional<int> server_cpu, const Route& route = {});
+  TcpFloor(std::size_t request_bytes, std::size_t response_bytes, const ConnectionOptions& options,
+           std::optional<int> server_cpu, const Route& route = {});
   ~TcpFloor();
   TcpFloor(const TcpFloor&) = delete;
   TcpFloor& operator=(const TcpFloor&) = delete;
 
-  // One exchange: request_bytes to the server (a 16-byte header saying
-  // what follows included, so at least 16), response_bytes back (at least
-  // 1). Returns the round trip in nanoseconds.
-  std::int64_t round_trip(std::size_t request_bytes, std::size_t response_bytes);
+  // One exchange; returns the round trip in nanoseconds.
+  std::int64_t round_trip();
 
-  // `iterations` exchanges (after kWarmUp untimed ones), or fewer, but at
-  // least 10, if `budget_ns` runs out first; their statistics.
+  // Untimed exchanges made before the first sample.
   static constexpr int kWarmUp = 5;
-  Summary measure(std::size_t request_bytes, std::size_t response_bytes, std::size_t iterations,
-                  std::int64_t budget_ns);
+  void warm_up();
+
+  // recv() calls so far on each side (the server's after its last reply).
+  std::uint64_t client_receives() const { return client_receives_; }
+  std::uint64_t server_receives() const { return server_receives_.load(); }
+  SocketState client_socket() const { return socket_state(client_fd_); }
+  // The server's connected socket; nullopt before it has accepted.
+  std::optional<SocketState> server_socket() const;
 
  private:
   void serve();
 
+  std::size_t request_bytes_, response_bytes_;
+  ConnectionOptions options_;
   int listen_fd_ = -1;
   int client_fd_ = -1;
+  std::atomic<int> server_fd_{-1};
   std::optional<int> server_cpu_;
   std::vector<char> buffer_;
+  std::uint64_t client_receives_ = 0;
+  std::atomic<std::uint64_t> server_receives_{0};
   std::thread server_;
+};
+
+// The order of floor and case calls in a round-trip row: before every
+// `block`-th call of the case, `block` floor exchanges, so floor and case
+// alternate in equal blocks on the same thread and CPUs for the whole row
+// and see the same drift in the machine's state.
+class InterleavedFloor {
+ public:
+  // `exchange` makes one floor round trip and returns its nanoseconds.
+  InterleavedFloor(std::function<std::int64_t()> exchange, std::size_t block);
+
+  // True if a floor block is due before the next case call.
+  bool block_due() const { return calls_ % block_ == 0; }
+  // Runs the block (call only when due).
+  void run_block();
+  // Counts one case call.
+  void count_call() { ++calls_; }
+
+  const std::vector<std::int64_t>& samples() const { return samples_; }
+
+ private:
+  std::function<std::int64_t()> exchange_;
+  std::size_t block_;
+  std::size_t calls_ = 0;
+  std::vector<std::int64_t> samples_;
 };
 
 }  // namespace wsb

@@ -266,11 +266,87 @@ WireCount count_wire(const RttCase& c, const Endpoint& server) {
   return w;
 }
 
+// Where a case's server phases come from (the row's label and the
+// context say which).
+enum class PhaseSource { probe, server_timing, none };
+
+const char* source_name(PhaseSource source) {
+  switch (source) {
+    case PhaseSource::probe:
+      return "in-process probe";
+    case PhaseSource::server_timing:
+      return "Server-Timing header";
+    case PhaseSource::none:
+      return "none";
+  }
+  return "?";
+}
+
+// In-process: the probe. Remote (`client` set): Server-Timing, asked for
+// here, where the stack can.
+PhaseSource phase_source(Client* remote_client) {
+  if (!probes_enabled()) return PhaseSource::none;
+  if (remote_client == nullptr) return PhaseSource::probe;
+  return remote_client->request_server_timing() ? PhaseSource::server_timing : PhaseSource::none;
+}
+
+// The phase columns of one row: mean phases over the calls that had them,
+// and the two checks (phases.h) against the independently timed round trip
+// and the server's own elapsed time.
+class PhaseTally {
+ public:
+  void add(const std::vector<Phase>& phases, std::int64_t elapsed_ns, bool ordered) {
+    if (phases.empty()) return;
+    ++calls_;
+    if (!ordered) ++disordered_;
+    for (const auto& phase : phases) totals_[phase.name] += phase.ns;
+    if (const auto check = check_round_trip(phases, elapsed_ns)) unexplained_.add(*check);
+  }
+  void add_server(const Timeline& t, std::int64_t served_ns) {
+    if (const auto check = check_server(t, served_ns)) server_unexplained_.add(*check);
+  }
+
+  void report(benchmark::State& state) const {
+    if (calls_ == 0) return;
+    const double us = 1e-3;
+    for (const auto& [name, ns] : totals_)
+      state.counters["phase:" + name + "_us"] = static_cast<double>(ns) / calls_ * us;
+    unexplained_.report(state, "phase_unexplained");
+    server_unexplained_.report(state, "server_unexplained");
+    if (disordered_ > 0)
+      state.counters["phase_disordered"] = static_cast<double>(disordered_) / calls_;
+  }
+
+ private:
+  struct Checks {
+    std::int64_t n = 0, unexplained_ns = 0, failed = 0;
+    void add(const PhaseCheck& check) {
+      ++n;
+      unexplained_ns += check.unexplained_ns;
+      if (!check.passed) ++failed;
+    }
+    // <name>_us: mean unexplained time; <name>_failed: the fraction of
+    // calls outside the tolerance, present only when some were.
+    void report(benchmark::State& state, const std::string& name) const {
+      if (n == 0) return;
+      state.counters[name + "_us"] = static_cast<double>(unexplained_ns) / n * 1e-3;
+      if (failed > 0) state.counters[name + "_failed"] = static_cast<double>(failed) / n;
+    }
+  };
+
+  double calls_ = 0;
+  std::int64_t disordered_ = 0;  // calls whose points came out of order
+  std::map<std::string, std::int64_t> totals_;
+  Checks unexplained_;
+  Checks server_unexplained_;
+};
+
 void run_rtt(benchmark::State& state, const RttCase& c) {
   pin_current_thread(client_cpu(c.placement));
   const Endpoint server = pool->endpoint(*c.stack, c.placement);
   const bool in_process = pool->in_process(*c.stack);
   const auto client = c.stack->connect(server, c.codec);
+  const PhaseSource source = phase_source(in_process ? nullptr : client.get());
   OpRunner runner(*client, c);
 
   // Verify before timing: a wrong reply skips the case.
@@ -278,6 +354,8 @@ void run_rtt(benchmark::State& state, const RttCase& c) {
     state.SkipWithError(("verification failed: " + diff).c_str());
     return;
   }
+  // After the first call: some clients open their connection lazily.
+  ServerPointsReader server_points(server.port, client->local_port());
 
   const WireCount wire = count_wire(c, server);
   Summary floor;
@@ -288,24 +366,26 @@ void run_rtt(benchmark::State& state, const RttCase& c) {
 
   std::vector<std::int64_t> samples;
   samples.reserve(static_cast<std::size_t>(state.max_iterations));
-  std::map<std::string, std::int64_t> phase_totals;
-  std::int64_t phase_sum = 0;
-  std::int64_t disordered = 0;  // calls whose points came out of order
+  PhaseTally tally;
   Timeline t{};
   std::optional<CountedRegion> counted(std::in_place);
   for (auto _ : state) {
     runner.set_up();
-    if (in_process) server_probe().begin_request();
     const std::int64_t elapsed = runner.timed_call();
     state.SetIterationTime(static_cast<double>(elapsed) * 1e-9);
     samples.push_back(elapsed);
 
-    t = client->last_timeline();
-    if (in_process) server_probe().collect(t);
-    if (!in_order(t)) ++disordered;
-    for (const auto& phase : phases_of(t)) {
-      phase_totals[phase.name] += phase.ns;
-      phase_sum += phase.ns;
+    if (source != PhaseSource::none) {
+      t = client->last_timeline();
+      if (source == PhaseSource::probe) {
+        const auto served = server_points.collect(t);
+        tally.add(phases_of(t), elapsed, in_order(t));
+        if (served) tally.add_server(t, *served);
+      } else if (const auto remote = client->last_server_timing()) {
+        tally.add(phases_of(t, *remote), elapsed, in_order(t));
+      } else {
+        tally.add(phases_of(t), elapsed, in_order(t));
+      }
     }
     runner.clean_up();
   }
@@ -315,8 +395,6 @@ void run_rtt(benchmark::State& state, const RttCase& c) {
     return;
   }
 
-  std::int64_t total = 0;
-  for (const auto s : samples) total += s;
   const Summary p = summarize(samples);
   const double us = 1e-3;
   // n: the samples every figure of the row is over. A percentile that
@@ -335,14 +413,9 @@ void run_rtt(benchmark::State& state, const RttCase& c) {
     state.counters["floor_n"] = static_cast<double>(floor.n);
     state.counters["ratio_p50"] = p.median / floor.median;
   }
-  const double n = static_cast<double>(samples.size());
-  for (const auto& [name, ns] : phase_totals)
-    state.counters["phase:" + name + "_us"] = static_cast<double>(ns) / n * us;
-  // Phases measured inside the call against the call as timed around it:
-  // should be within a few percent of 1.
-  if (total > 0) state.counters["phase_sum_ratio"] = static_cast<double>(phase_sum) / total;
-  if (disordered > 0) state.counters["phase_disordered"] = static_cast<double>(disordered) / n;
-  state.SetLabel(in_process ? "in-process server" : "remote server, no floor");
+  tally.report(state);
+  state.SetLabel(std::string(in_process ? "in-process server" : "remote server, no floor") +
+                 "; server phases: " + source_name(source));
 }
 
 void guarded_rtt(benchmark::State& state, const RttCase& c) {
@@ -516,6 +589,24 @@ void register_rtt_benchmarks(const RttOptions& options) {
       b->Iterations(*n);
     }
   }
+}
+
+std::string server_phase_sources(const RttOptions& options) {
+  std::string sources;
+  for (const auto& stack : all_stacks()) {
+    PhaseSource source = PhaseSource::none;
+    if (const auto it = options.targets.find(stack.name); it == options.targets.end()) {
+      source = phase_source(nullptr);
+    } else {
+      try {
+        source = phase_source(stack.connect(it->second, stack.codecs.front()).get());
+      } catch (const std::exception&) {
+        // Unreachable now: its cases fail and say why.
+      }
+    }
+    sources += (sources.empty() ? "" : ",") + stack.name + "=" + source_name(source);
+  }
+  return sources;
 }
 
 int print_wire_sizes(const RttOptions& options) {

@@ -148,7 +148,7 @@ class CurlClient final : public Client {
  private:
   void begin() {
     timeline_ = {};
-    timeline_[kInvoke] = now_ns();
+    mark(timeline_, kInvoke);
   }
 
   template <typename T>
@@ -156,7 +156,7 @@ class CurlClient final : public Client {
     finish();
     return result;
   }
-  void finish() { timeline_[kDecoded] = now_ns(); }
+  void finish() { mark(timeline_, kDecoded); }
 
   // One round trip; the result stays valid until the next call.
   const value& call(const char* method, const paramList& params) {
@@ -166,7 +166,7 @@ class CurlClient final : public Client {
     } catch (const girerr::error& e) {
       throw CallError(std::string("xmlrpc-c: ") + method + ": " + e.what());
     }
-    timeline_[kResponseReceived] = now_ns();
+    mark(timeline_, kResponseReceived);
     xmlrpc_c::rpcOutcome outcome;
     try {
       parse_response(response_xml_, guard_, outcome);

@@ -1,12 +1,12 @@
 // The phase arithmetic and the probes on known data: the checks that the
 // phases explain the measured time, remote phases from reported durations,
 // and server slots that concurrent connections cannot mix up.
+#include "common/phases.h"
+
 #include <gtest/gtest.h>
 
 #include <thread>
 #include <vector>
-
-#include "common/phases.h"
 
 namespace wsb {
 namespace {

@@ -295,15 +295,23 @@ PhaseSource phase_source(Client* remote_client) {
 // and the server's own elapsed time.
 class PhaseTally {
  public:
-  void add(const std::vector<Phase>& phases, std::int64_t elapsed_ns, bool ordered) {
-    if (phases.empty()) return;
-    ++calls_;
-    if (!ordered) ++disordered_;
-    for (const auto& phase : phases) totals_[phase.name] += phase.ns;
-    if (const auto check = check_round_trip(phases, elapsed_ns)) unexplained_.add(*check);
-  }
-  void add_server(const Timeline& t, std::int64_t served_ns) {
-    if (const auto check = check_server(t, served_ns)) server_unexplained_.add(*check);
+  // The call just made, timed around by the benchmark as `elapsed_ns`.
+  void record(PhaseSource source, const Client& client, ServerPointsReader& server_points,
+              std::int64_t elapsed_ns) {
+    if (!probes_enabled()) return;
+    Timeline t = client.last_timeline();
+    if (source == PhaseSource::probe) {
+      // Until the connection's slot is found (phases.h), the call's server
+      // points are unknown: left out, not merged.
+      if (const auto served = server_points.collect(t)) {
+        add(phases_of(t), elapsed_ns, in_order(t));
+        add_server(t, *served);
+      }
+    } else if (const auto remote = client.last_server_timing()) {
+      add(phases_of(t, *remote), elapsed_ns, in_order(t));
+    } else {
+      add(phases_of(t), elapsed_ns, in_order(t));  // the client's phases only
+    }
   }
 
   void report(benchmark::State& state) const {
@@ -333,6 +341,17 @@ class PhaseTally {
       if (failed > 0) state.counters[name + "_failed"] = static_cast<double>(failed) / n;
     }
   };
+
+  void add(const std::vector<Phase>& phases, std::int64_t elapsed_ns, bool ordered) {
+    if (phases.empty()) return;
+    ++calls_;
+    if (!ordered) ++disordered_;
+    for (const auto& phase : phases) totals_[phase.name] += phase.ns;
+    if (const auto check = check_round_trip(phases, elapsed_ns)) unexplained_.add(*check);
+  }
+  void add_server(const Timeline& t, std::int64_t served_ns) {
+    if (const auto check = check_server(t, served_ns)) server_unexplained_.add(*check);
+  }
 
   double calls_ = 0;
   std::int64_t disordered_ = 0;  // calls whose points came out of order
@@ -367,7 +386,6 @@ void run_rtt(benchmark::State& state, const RttCase& c) {
   std::vector<std::int64_t> samples;
   samples.reserve(static_cast<std::size_t>(state.max_iterations));
   PhaseTally tally;
-  Timeline t{};
   std::optional<CountedRegion> counted(std::in_place);
   for (auto _ : state) {
     runner.set_up();
@@ -375,21 +393,7 @@ void run_rtt(benchmark::State& state, const RttCase& c) {
     state.SetIterationTime(static_cast<double>(elapsed) * 1e-9);
     samples.push_back(elapsed);
 
-    if (probes_enabled()) {
-      t = client->last_timeline();
-      if (source == PhaseSource::probe) {
-        // Until the connection's slot is found (phases.h), the call's
-        // server points are unknown: left out, not merged.
-        if (const auto served = server_points.collect(t)) {
-          tally.add(phases_of(t), elapsed, in_order(t));
-          tally.add_server(t, *served);
-        }
-      } else if (const auto remote = client->last_server_timing()) {
-        tally.add(phases_of(t, *remote), elapsed, in_order(t));
-      } else {
-        tally.add(phases_of(t), elapsed, in_order(t));  // the client's phases only
-      }
-    }
+    tally.record(source, *client, server_points, elapsed);
     runner.clean_up();
   }
   counted.reset();

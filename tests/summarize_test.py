@@ -168,7 +168,8 @@ class Tables(unittest.TestCase):
         self.assertIn("DIRTY TREE", head.split("\n")[0])
         for text in ("commit    0123456789abcdef", "kernel    6.1.0-test", "Test CPU @ 2.0GHz",
                      "governor  performance", "steal     0.4%", "--benchmark_repetitions=6",
-                     "2025-01-02T03:04:05"):
+                     "2025-01-02T03:04:05", "probes    on",
+                     "phases    gsoap=in-process probe"):
             self.assertIn(text, head)
 
     def test_calibration_noise(self):

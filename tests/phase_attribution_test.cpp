@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <functional>
 #include <map>
 #include <memory>
 #include <thread>
@@ -132,6 +133,34 @@ TEST_P(PhaseAttribution, PhasesExplainTheRoundTripAndTheServersOwnTime) {
     if (round_trip->passed && server->passed) ++explained;
   }
   EXPECT_EQ(explained, 1) << "no call's phases matched the independent clocks";
+}
+
+TEST_P(PhaseAttribution, ConcurrentConnectionsGetTheirOwnServerPoints) {
+  // Two clients calling at once: each call's server points must lie within
+  // that call (a shared probe would hand one client the other's points).
+  client_->ping();
+  if (client_->local_port() == 0)
+    GTEST_SKIP() << "the client cannot name its socket: with two connections it gets no "
+                    "server points at all (tests/phases_test.cpp)";
+  auto calls = [this](int& wrong) {
+    const auto client = find_stack(GetParam().stack).connect(server_, GetParam().codec);
+    client->ping();
+    ServerPointsReader reader(server_.port, client->local_port());
+    for (int i = 0; i < 200; ++i) {
+      client->ping();
+      Timeline t = client->last_timeline();
+      if (!reader.collect(t) || t[kRequestReceived] < t[kInvoke] || t[kMarshalled] > t[kDecoded] ||
+          t[kMarshalled] == 0)
+        ++wrong;
+    }
+  };
+  int wrong_a = 0, wrong_b = 0;
+  std::thread a(calls, std::ref(wrong_a));
+  std::thread b(calls, std::ref(wrong_b));
+  a.join();
+  b.join();
+  EXPECT_EQ(wrong_a, 0);
+  EXPECT_EQ(wrong_b, 0);
 }
 
 INSTANTIATE_TEST_SUITE_P(AllStacks, PhaseAttribution, ::testing::ValuesIn(combos()),

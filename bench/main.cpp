@@ -16,6 +16,7 @@
 
 #include "codec_bench.h"
 #include "common/codec.h"
+#include "common/phases.h"
 #include "common/placement.h"
 #include "harness/build_info.h"
 #include "harness/environment.h"
@@ -112,7 +113,10 @@ std::size_t stack_offset_from_environment() {
       "scripts/count uses it")("wire-sizes",
                                "print the bytes on the wire of every operation for message-a and "
                                "message-b, then exit")(
-      "list-codecs", "list the registered codecs and stacks and exit");
+      "list-codecs", "list the registered codecs and stacks and exit")(
+      "no-probes",
+      "mark no phase points in clients and servers (no clock reads): rows carry no phase "
+      "columns; measures what the probes cost");
   help_options = &options;
 
   // Google Benchmark consumes its flags first and leaves ours.
@@ -159,6 +163,9 @@ std::size_t stack_offset_from_environment() {
     std::cerr << "bench: " << e.what() << "\n";
     return 2;
   }
+  // Before any server starts or client connects: connections keep what
+  // they saw when they opened.
+  wsb::set_probes_enabled(vm.count("no-probes") == 0);
   if (vm.count("wire-sizes")) return wsb::bench::print_wire_sizes(rtt);
   for (const auto& [key, value] : wsb::build_info()) benchmark::AddCustomContext(key, value);
   benchmark::AddCustomContext("wsbench_sweep",
@@ -170,6 +177,8 @@ std::size_t stack_offset_from_environment() {
   for (const auto& [stack, endpoint] : rtt.targets)
     target_list += (target_list.empty() ? "" : ",") + stack + "=" + endpoint.to_string();
   benchmark::AddCustomContext("wsbench_targets", target_list.empty() ? "in-process" : target_list);
+  benchmark::AddCustomContext("probes", wsb::probes_enabled() ? "on" : "off");
+  benchmark::AddCustomContext("server_phases", wsb::bench::server_phase_sources(rtt));
 
   for (const auto& [key, value] : wsb::environment(command_line))
     benchmark::AddCustomContext(key, value);

@@ -320,11 +320,106 @@ WireCount count_wire(const RttCase& c, const Endpoint& server) {
 // Floor exchanges per block, and case calls between two blocks.
 constexpr std::size_t kFloorBlock = 10;
 
+// Where a case's server phases come from (the row's label and the
+// context say which).
+enum class PhaseSource { probe, server_timing, none };
+
+const char* source_name(PhaseSource source) {
+  switch (source) {
+    case PhaseSource::probe:
+      return "in-process probe";
+    case PhaseSource::server_timing:
+      return "Server-Timing header";
+    case PhaseSource::none:
+      return "none";
+  }
+  return "?";
+}
+
+// In-process: the probe. Remote (`client` set): Server-Timing, asked for
+// here, where the stack can.
+PhaseSource phase_source(Client* remote_client) {
+  if (!probes_enabled()) return PhaseSource::none;
+  if (remote_client == nullptr) return PhaseSource::probe;
+  return remote_client->request_server_timing() ? PhaseSource::server_timing : PhaseSource::none;
+}
+
+// The phase columns of one row: mean phases over the calls that had them,
+// and the two checks (phases.h) against the independently timed round trip
+// and the server's own elapsed time.
+class PhaseTally {
+ public:
+  // The call just made, timed around by the benchmark as `elapsed_ns`.
+  void record(PhaseSource source, const Client& client, ServerPointsReader& server_points,
+              std::int64_t elapsed_ns) {
+    if (!probes_enabled()) return;
+    Timeline t = client.last_timeline();
+    if (source == PhaseSource::probe) {
+      // Until the connection's slot is found (phases.h), the call's server
+      // points are unknown: left out, not merged.
+      if (const auto served = server_points.collect(t)) {
+        add(phases_of(t), elapsed_ns, in_order(t));
+        add_server(t, *served);
+      }
+    } else if (const auto remote = client.last_server_timing()) {
+      add(phases_of(t, *remote), elapsed_ns, in_order(t));
+    } else {
+      add(phases_of(t), elapsed_ns, in_order(t));  // the client's phases only
+    }
+  }
+
+  void report(benchmark::State& state) const {
+    if (calls_ == 0) return;
+    const double us = 1e-3;
+    for (const auto& [name, ns] : totals_)
+      state.counters["phase:" + name + "_us"] = static_cast<double>(ns) / calls_ * us;
+    unexplained_.report(state, "phase_unexplained");
+    server_unexplained_.report(state, "server_unexplained");
+    if (disordered_ > 0)
+      state.counters["phase_disordered"] = static_cast<double>(disordered_) / calls_;
+  }
+
+ private:
+  struct Checks {
+    std::int64_t n = 0, unexplained_ns = 0, failed = 0;
+    void add(const PhaseCheck& check) {
+      ++n;
+      unexplained_ns += check.unexplained_ns;
+      if (!check.passed) ++failed;
+    }
+    // <name>_us: mean unexplained time; <name>_failed: the fraction of
+    // calls outside the tolerance, present only when some were.
+    void report(benchmark::State& state, const std::string& name) const {
+      if (n == 0) return;
+      state.counters[name + "_us"] = static_cast<double>(unexplained_ns) / n * 1e-3;
+      if (failed > 0) state.counters[name + "_failed"] = static_cast<double>(failed) / n;
+    }
+  };
+
+  void add(const std::vector<Phase>& phases, std::int64_t elapsed_ns, bool ordered) {
+    if (phases.empty()) return;
+    ++calls_;
+    if (!ordered) ++disordered_;
+    for (const auto& phase : phases) totals_[phase.name] += phase.ns;
+    if (const auto check = check_round_trip(phases, elapsed_ns)) unexplained_.add(*check);
+  }
+  void add_server(const Timeline& t, std::int64_t served_ns) {
+    if (const auto check = check_server(t, served_ns)) server_unexplained_.add(*check);
+  }
+
+  double calls_ = 0;
+  std::int64_t disordered_ = 0;  // calls whose points came out of order
+  std::map<std::string, std::int64_t> totals_;
+  Checks unexplained_;
+  Checks server_unexplained_;
+};
+
 void run_rtt(benchmark::State& state, const RttCase& c) {
   pin_current_thread(client_cpu(c.placement));
   const Endpoint server = pool->endpoint(*c.stack, c.placement);
   const bool in_process = pool->in_process(*c.stack);
   const auto client = c.stack->connect(server, c.codec);
+  const PhaseSource source = phase_source(in_process ? nullptr : client.get());
   OpRunner runner(*client, c);
 
   // Verify before timing: a wrong reply skips the case.
@@ -332,6 +427,8 @@ void run_rtt(benchmark::State& state, const RttCase& c) {
     state.SkipWithError(("verification failed: " + diff).c_str());
     return;
   }
+  // After the first call: some clients open their connection lazily.
+  ServerPointsReader server_points(server.port, client->local_port());
 
   const WireCount wire = count_wire(c, server);
   // The floor: the same byte counts with the stack's socket options, in
@@ -352,10 +449,7 @@ void run_rtt(benchmark::State& state, const RttCase& c) {
 
   std::vector<std::int64_t> samples;
   samples.reserve(static_cast<std::size_t>(state.max_iterations));
-  std::map<std::string, std::int64_t> phase_totals;
-  std::int64_t phase_sum = 0;
-  std::int64_t disordered = 0;  // calls whose points came out of order
-  Timeline t{};
+  PhaseTally tally;
   // perf samples the case's blocks of calls, not the floor's.
   std::optional<SampledRegion> sampled;
   for (auto _ : state) {
@@ -366,18 +460,11 @@ void run_rtt(benchmark::State& state, const RttCase& c) {
     if (!sampled) sampled.emplace();
     if (floor) floor->count_call();
     runner.set_up();
-    if (in_process) server_probe().begin_request();
     const std::int64_t elapsed = runner.timed_call();
     state.SetIterationTime(static_cast<double>(elapsed) * 1e-9);
     samples.push_back(elapsed);
 
-    t = client->last_timeline();
-    if (in_process) server_probe().collect(t);
-    if (!in_order(t)) ++disordered;
-    for (const auto& phase : phases_of(t)) {
-      phase_totals[phase.name] += phase.ns;
-      phase_sum += phase.ns;
-    }
+    tally.record(source, *client, server_points, elapsed);
     runner.clean_up();
   }
   sampled.reset();
@@ -386,8 +473,6 @@ void run_rtt(benchmark::State& state, const RttCase& c) {
     return;
   }
 
-  std::int64_t total = 0;
-  for (const auto s : samples) total += s;
   const Summary p = summarize(samples);
   const double us = 1e-3;
   // n: the samples every figure of the row is over. A percentile that
@@ -408,14 +493,9 @@ void run_rtt(benchmark::State& state, const RttCase& c) {
     if (!std::isnan(f.p90)) state.counters["floor_p90_us"] = f.p90 * us;
     state.counters["ratio_p50"] = p.median / f.median;
   }
-  const double n = static_cast<double>(samples.size());
-  for (const auto& [name, ns] : phase_totals)
-    state.counters["phase:" + name + "_us"] = static_cast<double>(ns) / n * us;
-  // Phases measured inside the call against the call as timed around it:
-  // should be within a few percent of 1.
-  if (total > 0) state.counters["phase_sum_ratio"] = static_cast<double>(phase_sum) / total;
-  if (disordered > 0) state.counters["phase_disordered"] = static_cast<double>(disordered) / n;
-  state.SetLabel(in_process ? "in-process server" : "remote server, no floor");
+  tally.report(state);
+  state.SetLabel(std::string(in_process ? "in-process server" : "remote server, no floor") +
+                 "; server phases: " + source_name(source));
 }
 
 void guarded_rtt(benchmark::State& state, const RttCase& c) {
@@ -574,6 +654,24 @@ void register_rtt_benchmarks(const RttOptions& options) {
       b->Iterations(*n);
     }
   }
+}
+
+std::string server_phase_sources(const RttOptions& options) {
+  std::string sources;
+  for (const auto& stack : all_stacks()) {
+    PhaseSource source = PhaseSource::none;
+    if (const auto it = options.targets.find(stack.name); it == options.targets.end()) {
+      source = phase_source(nullptr);
+    } else {
+      try {
+        source = phase_source(stack.connect(it->second, stack.codecs.front()).get());
+      } catch (const std::exception&) {
+        // Unreachable now: its cases fail and say why.
+      }
+    }
+    sources += (sources.empty() ? "" : ",") + stack.name + "=" + source_name(source);
+  }
+  return sources;
 }
 
 int print_wire_sizes(const RttOptions& options) {

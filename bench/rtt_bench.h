@@ -23,6 +23,11 @@ struct RttOptions {
 
 void register_rtt_benchmarks(const RttOptions& options);
 
+// Where each stack's server phases come from in this run, for the context:
+// "beast=in-process probe,gsoap=...", each "in-process probe",
+// "Server-Timing header" (a remote server that reports them) or "none".
+std::string server_phase_sources(const RttOptions& options);
+
 // bench --wire-sizes: the bytes of each operation's HTTP request and
 // response, measured on the socket, for message-a and message-b, printed
 // as a table (aihkisalo-paaso Table II). Returns a process exit code.

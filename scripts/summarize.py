@@ -234,6 +234,8 @@ def print_header(ctx, path):
         ("build", ctx.get("wsbench_build_type")),
         ("sweep", ctx.get("wsbench_sweep")),
         ("placement", ctx.get("wsbench_placement")),
+        ("probes", ctx.get("probes")),
+        ("phases", ctx.get("server_phases")),
         ("command", ctx.get("command_line")),
     ]
     for label, value in fields:
@@ -389,16 +391,28 @@ def rtt_tables(out, rtt, instructions):
                 cvs.append(stat.cv)
             for merged in parts[1:]:
                 cells[merged] = "^"
-        ratio = case.values("phase_sum_ratio")
         row = [name[len("rtt/"):]] + [cells.get(p, "") for p in PHASES]
-        row += [f"{statistics.median(ratio):.3f}" if ratio else "-", str(len(case.runs)),
+        row += [unexplained_cell(case, "phase_unexplained"),
+                unexplained_cell(case, "server_unexplained"), str(len(case.runs)),
                 f"{100 * max(cvs):.1f}%" if cvs else "-", case.reason()]
         rows.append(row)
         worst.extend(cvs)
     out.table("phases: median over repetitions of the mean per call ('^': merged into the "
               "phase to its left,\nthe stack exposes no point between them; '!': that phase's "
-              "CV above 5%); sum/rtt should be ~1",
-              ["case"] + PHASES + ["sum/rtt", "n", "max CV", "note"], rows)
+              "CV above 5%); unexplained: the round trip timed\naround the call, and the "
+              "server's own time per request, minus what their phases add up to ('*': some "
+              "calls\noff by more than 1 us and 5%)",
+              ["case"] + PHASES + ["unexplained", "server unexpl.", "n", "max CV", "note"], rows)
+
+
+def unexplained_cell(case, key):
+    """Median over repetitions of a check's mean unexplained time; '*' if
+    any call of any repetition failed it."""
+    values = case.values(key + "_us")
+    if not values:
+        return "-"
+    failed = any(v > 0 for v in case.values(key + "_failed"))
+    return fmt_time(statistics.median(values) * 1e3) + ("*" if failed else "")
 
 
 class Instructions:

@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "common/phases.h"
 #include "common/placement.h"
 #include "common/service.h"
 #include "common/transport.h"
@@ -59,6 +60,9 @@ int main(int argc, char** argv) {
   sigaddset(&signals, SIGTERM);
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
 
+  // No client in this process reads the probes' slots; a client that wants
+  // the server's phases asks for Server-Timing, which does not need them.
+  wsb::set_probes_enabled(false);
   wsb::Service service;
   std::vector<std::unique_ptr<wsb::Server>> servers;
   try {

@@ -15,6 +15,8 @@
 #include "common/transport.h"
 #include "conformance_cases.h"
 #include "raw_http.h"
+#include "rest/http_negotiation.h"
+#include "rest/rest_handler.h"
 #include "stack_fixture.h"
 
 namespace wsb {
@@ -143,12 +145,17 @@ INSTANTIATE_TEST_SUITE_P(AllCodecs, BeastCodecs,
 
 // ---- the HTTP API as a third party sees it ----
 
-TEST_F(BeastStack, CurlStylePingIsJsonWithServerTiming) {
+TEST_F(BeastStack, CurlStylePingIsJsonAndServerTimingOnlyWhenAsked) {
   RawConnection c(endpoint());
-  const RawResponse r = roundtrip(c, request("GET", "/ping", endpoint()));
+  RawResponse r = roundtrip(c, request("GET", "/ping", endpoint()));
   EXPECT_EQ(r.status, 200);
   EXPECT_EQ(r.header("Content-Type"), "application/json");
   EXPECT_EQ(r.body, R"({"text":"pong"})");
+  EXPECT_FALSE(r.header("Server-Timing")) << "not asked for";
+
+  r = roundtrip(
+      c, request("GET", "/ping", endpoint(), std::string(rest::kTimingRequestHeader) + ": 1\r\n"));
+  EXPECT_EQ(r.status, 200);
   const auto timing = r.header("Server-Timing");
   ASSERT_TRUE(timing);
   // "parse;dur=<ms>, service;dur=<ms>, marshal;dur=<ms>", fractional ms.
@@ -171,6 +178,52 @@ TEST_F(BeastStack, CurlStylePingIsJsonWithServerTiming) {
     }
   }
   EXPECT_TRUE(rest.empty()) << *timing;
+  EXPECT_TRUE(rest::parse_server_timing(*timing)) << *timing;
+}
+
+TEST(ServerTimingHeader, ParsesTheThreeServerPhases) {
+  const auto d = rest::parse_server_timing("parse;dur=0.0123, service;dur=1.5, marshal;dur=0");
+  ASSERT_TRUE(d);
+  EXPECT_EQ(d->parse_ns, 12'300);
+  EXPECT_EQ(d->service_ns, 1'500'000);
+  EXPECT_EQ(d->marshal_ns, 0);
+  // Other metrics, parameters, order and spacing do not matter.
+  const auto e = rest::parse_server_timing(
+      "db;dur=9,marshal;desc=\"m\";dur=2 ,  service ; dur=3, parse;dur=4;desc=x, cache");
+  ASSERT_TRUE(e);
+  EXPECT_EQ(e->parse_ns, 4'000'000);
+  EXPECT_EQ(e->service_ns, 3'000'000);
+  EXPECT_EQ(e->marshal_ns, 2'000'000);
+}
+
+TEST(ServerTimingHeader, RefusesWhatDoesNotCarryTheThreePhases) {
+  for (const char* bad :
+       {"", "parse;dur=1, service;dur=1", "parse;dur=1, service;dur=1, marshal",
+        "parse;dur=1, service;dur=-1, marshal;dur=1", "parse;dur=1, service;dur=x, marshal;dur=1",
+        "parse;dur=1, service;dur=1, marshal;dur=1, parse;dur=2",
+        "parse;dur=nan, service;dur=1, marshal;dur=1"})
+    EXPECT_FALSE(rest::parse_server_timing(bad)) << bad;
+}
+
+TEST_F(BeastStack, ClientReadsServerTimingWhenItAsks) {
+  const auto client = connect("json");
+  client->ping();
+  EXPECT_FALSE(client->last_server_timing()) << "not asked for";
+  ASSERT_TRUE(client->request_server_timing());
+  const Payload payload = generate(parse_spec("objects/200"));
+  Payload out;
+  client->echo(payload, out);
+  const auto timing = client->last_server_timing();
+  ASSERT_TRUE(timing);
+  EXPECT_GT(timing->parse_ns, 0) << "decoding 200 objects takes time";
+  EXPECT_GT(timing->marshal_ns, 0);
+  // As a remote run splits them: the server's phases within the wait.
+  const auto phases = phases_of(client->last_timeline(), *timing);
+  std::vector<std::string> names;
+  for (const auto& p : phases) names.push_back(p.name);
+  EXPECT_EQ(names, (std::vector<std::string>{"client_marshal", "request_transfer+response_transfer",
+                                             "server_parse", "service", "server_marshal",
+                                             "client_parse"}));
 }
 
 TEST_F(BeastStack, AcceptPicksTheResponseFormat) {

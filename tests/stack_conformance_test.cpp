@@ -11,6 +11,7 @@
 #include "common/service.h"
 #include "common/transport.h"
 #include "conformance_cases.h"
+#include "server_points.h"
 
 namespace wsb {
 namespace {
@@ -128,14 +129,14 @@ TEST_P(StackConformance, ClientTimelineIsOrdered) {
 }
 
 TEST_P(StackConformance, ServerPhasePointsAreMarkedInCausalOrder) {
+  client_->ping();  // connected
   for (const char* label : {"text", "message-b/128KiB"}) {
     SCOPED_TRACE(label);
     const Payload payload = generate(parse_spec(label));
     Payload out;
-    server_probe().begin_request();
     client_->echo(payload, out);
     Timeline t = client_->last_timeline();
-    server_probe().collect(t);
+    ASSERT_TRUE(testing::collect_server_points(*client_, server_for(GetParam().stack), t));
     // Every stack marks the four server points and the client's start, end
     // of response and end of decode; xmlrpc-c's client hides kRequestWritten.
     for (const Mark m :

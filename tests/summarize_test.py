@@ -147,6 +147,18 @@ class Tables(unittest.TestCase):
         get = row(phases, "xmlrpc-c/xmlrpc/get/objects/3200/same")
         self.assertEqual(cells(get)[1:3], ["250 us", "^"])
 
+    def test_phases_show_what_the_independent_clocks_left_unexplained(self):
+        phases = section(self.out, "phases")
+        # Round trip 0.10..0.15 us: median 125 ns; server 0.2 us, one
+        # repetition with a call outside the tolerance.
+        ping = cells(row(phases, "beast/json/ping/same"))
+        self.assertEqual(ping[8:10], ["125 ns", "200 ns*"])
+        # 2..7 us: median 4.5; xmlrpc-c's row has no server check.
+        get = cells(row(phases, "xmlrpc-c/xmlrpc/get/objects/3200/same"))
+        self.assertEqual(get[8:10], ["4.5 us", "-"])
+        self.assertIn("'*': some calls", phases)
+        self.assertNotIn("sum/rtt", phases)
+
     def test_dirty_tree_on_every_table_and_the_context_header(self):
         titles = [b.split("\n")[0] for b in self.out.split("\n\n") if "\n---" in b]
         self.assertGreaterEqual(len(titles), 5)
@@ -156,7 +168,8 @@ class Tables(unittest.TestCase):
         self.assertIn("DIRTY TREE", head.split("\n")[0])
         for text in ("commit    0123456789abcdef", "kernel    6.1.0-test", "Test CPU @ 2.0GHz",
                      "governor  performance", "steal     0.4%", "--benchmark_repetitions=6",
-                     "2025-01-02T03:04:05"):
+                     "2025-01-02T03:04:05", "probes    on",
+                     "phases    gsoap=in-process probe"):
             self.assertIn(text, head)
 
     def test_calibration_noise(self):

@@ -38,6 +38,7 @@
 #include "common/placement.h"
 #include "common/service.h"
 #include "conformance_cases.h"
+#include "server_points.h"
 #include "xmlrpc/xmlrpc_codec.h"
 
 namespace wsb {
@@ -590,10 +591,9 @@ TEST_F(XmlrpcStack, ServerMarksAllFourPhasePoints) {
              Payload out;
              client_->echo(generate(parse_spec("message-a/10")), out);
            }}) {
-    server_probe().begin_request();
     call();
     Timeline t = client_->last_timeline();
-    server_probe().collect(t);
+    ASSERT_TRUE(testing::collect_server_points(*client_, endpoint(), t));
     EXPECT_EQ(t[kRequestWritten], 0) << "libcurl hides it";
     for (const Mark m : {kInvoke, kRequestReceived, kParsed, kServiced, kMarshalled,
                          kResponseReceived, kDecoded}) {

@@ -113,7 +113,7 @@ class BeastClient final : public Client {
     if (at == std::string::npos || at + kPrefix.size() == location_.size())
       throw CallError("beast: 201 without a queue Location (got '" + location_ + "')");
     std::string id = location_.substr(at + kPrefix.size());
-    timeline_[kDecoded] = now_ns();
+    mark(timeline_, kDecoded);
     return id;
   }
 
@@ -128,7 +128,7 @@ class BeastClient final : public Client {
       outgoing_ = message;
     encode(outgoing_);
     call(with_body_, http::verb::put, "/queues/", queue, http::status::no_content);
-    timeline_[kDecoded] = now_ns();
+    mark(timeline_, kDecoded);
   }
 
   void receive_messages(const std::string& queue, std::vector<Message>& out) override {
@@ -139,13 +139,13 @@ class BeastClient final : public Client {
     if (list == nullptr)
       throw CallError("beast: GET /queues/" + queue + " returned no message list");
     out = std::move(list->messages);
-    timeline_[kDecoded] = now_ns();
+    mark(timeline_, kDecoded);
   }
 
   void unregister_client(const std::string& queue) override {
     start();
     call(bodiless_, http::verb::delete_, "/queues/", queue, http::status::no_content);
-    timeline_[kDecoded] = now_ns();
+    mark(timeline_, kDecoded);
   }
 
   std::string primes(std::uint32_t n) override {
@@ -159,10 +159,25 @@ class BeastClient final : public Client {
 
   const Timeline& last_timeline() const override { return timeline_; }
 
+  std::uint16_t local_port() const override {
+    boost::system::error_code ec;
+    const auto local = socket_.local_endpoint(ec);
+    return ec ? 0 : local.port();
+  }
+
+  bool request_server_timing() override {
+    for (Request* req : {&bodiless_, &with_body_}) req->set(rest::kTimingRequestHeader, "1");
+    server_timing_asked_ = true;
+    return true;
+  }
+
+  std::optional<ServerDurations> last_server_timing() const override { return server_timing_; }
+
  private:
   void start() {
     timeline_.fill(0);
-    timeline_[kInvoke] = now_ns();
+    server_timing_.reset();
+    mark(timeline_, kInvoke);
     if (!open_) throw CallError("beast: no connection to " + where_ + ": " + closed_because_);
   }
 
@@ -191,7 +206,7 @@ class BeastClient final : public Client {
     beast::error_code ec;
     // Marked before the write (see phases.h): on one vCPU the woken server
     // runs inside this send, and its work must not count as ours.
-    timeline_[kRequestWritten] = now_ns();
+    mark(timeline_, kRequestWritten);
     http::write(stream_, req, ec);
     if (ec) fail("sending the request", ec);
 
@@ -203,7 +218,8 @@ class BeastClient final : public Client {
     auto& res = parser.get();
     response_body_ = std::move(res.body());
     if (ec) fail("reading the response", ec);
-    timeline_[kResponseReceived] = now_ns();
+    mark(timeline_, kResponseReceived);
+    if (server_timing_asked_) server_timing_ = rest::parse_server_timing(res["Server-Timing"]);
 
     const unsigned status = res.result_int();
     if (expected == http::status::created) location_ = std::string(res[http::field::location]);
@@ -226,13 +242,13 @@ class BeastClient final : public Client {
     } catch (const DecodeError& e) {
       throw CallError(std::string("beast: undecodable response body: ") + e.what());
     }
-    timeline_[kDecoded] = now_ns();
+    mark(timeline_, kDecoded);
   }
 
   std::string take_text(const char* what) {
     auto* text = std::get_if<Text>(&payload_);
     if (text == nullptr) throw CallError(std::string("beast: ") + what + " returned no text");
-    timeline_[kDecoded] = now_ns();
+    mark(timeline_, kDecoded);
     return std::move(text->value);
   }
 
@@ -268,6 +284,8 @@ class BeastClient final : public Client {
   Payload payload_;   // decoded replies the caller does not receive directly
   Payload outgoing_;  // a message being sent
   Timeline timeline_{};
+  bool server_timing_asked_ = false;
+  std::optional<ServerDurations> server_timing_;  // of the last reply, if asked
 };
 
 }  // namespace

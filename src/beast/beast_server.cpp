@@ -97,7 +97,11 @@ Method method_of(http::verb verb) {
 class Session {
  public:
   Session(Service& service, const ServerLimits& limits, int fd)
-      : limits_(limits), fd_(fd), stream_(fd), handler_(service) {
+      : limits_(limits),
+        fd_(fd),
+        stream_(fd),
+        probe_(ConnectionProbe::for_socket(fd)),
+        handler_(service) {
     buffer_.reserve(kReadBufferBytes);
   }
 
@@ -134,10 +138,12 @@ class Session {
       http::read(stream_, buffer_, parser, ec);
     }
     if (ec) return refuse_unreadable(ec);
-    const std::int64_t received = now_ns();
-    server_probe().mark(kRequestReceived, received);
-
     Request& req = parser.get();
+    const bool server_timing = req.find(rest::kTimingRequestHeader) != req.end();
+    // No clock read unless the probe or the client wants the points.
+    const std::int64_t received = probe_.active() || server_timing ? now_ns() : 0;
+    probe_.request_read(received);
+
     // Beast's parser accepts HTTP/1.0 and HTTP/1.1 only (bad_version, a
     // 400, otherwise).
     handler_.handle(
@@ -150,6 +156,7 @@ class Session {
             req[kCodecHeader],
             req.body(),
             received,
+            server_timing,
         },
         reply_);
 
@@ -163,6 +170,7 @@ class Session {
     res.keep_alive(req.keep_alive());
     // A 204 carries no Content-Length at all (RFC 9110 8.6).
     if (res.result() != http::status::no_content) res.prepare_payload();
+    probe_.reply_handed();
     http::write(stream_, res, ec);
     request_body_ = std::move(req.body());
     response_body_ = std::move(res.body());
@@ -222,6 +230,7 @@ class Session {
   const ServerLimits& limits_;
   int fd_;
   TimedSocket stream_;
+  ConnectionProbe probe_;
   beast::flat_buffer buffer_;  // bytes read past the current request stay here
   // Bodies keep their capacity across requests: a 90 MB body is not
   // allocated and page-faulted in again on every call.

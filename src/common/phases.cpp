@@ -1,25 +1,135 @@
 #include "common/phases.h"
 
+#include <netinet/in.h>
+#include <sys/socket.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <mutex>
+
 namespace wsb {
+namespace {
 
-void ServerProbe::begin_request() {
-  const std::lock_guard lock(mutex_);
-  points_.fill(0);
+// Where in-process clients find their server connection's slot. Locked
+// when a connection opens or closes and when a client first looks its slot
+// up, never per request.
+class ProbeBoard {
+ public:
+  std::shared_ptr<ProbeSlot> attach(std::uint16_t client_port, std::uint16_t server_port) {
+    auto slot = std::make_shared<ProbeSlot>();
+    const std::lock_guard lock(mutex_);
+    slots_[key(client_port, server_port)] = slot;
+    return slot;
+  }
+
+  void detach(std::uint16_t client_port, std::uint16_t server_port, const ProbeSlot* slot) {
+    const std::lock_guard lock(mutex_);
+    // A reused client port may already name a newer connection's slot.
+    const auto it = slots_.find(key(client_port, server_port));
+    if (it != slots_.end() && it->second.get() == slot) slots_.erase(it);
+  }
+
+  std::shared_ptr<const ProbeSlot> find(std::uint16_t client_port, std::uint16_t server_port) {
+    const std::lock_guard lock(mutex_);
+    if (client_port != 0) {
+      const auto it = slots_.find(key(client_port, server_port));
+      return it == slots_.end() ? nullptr : it->second;
+    }
+    std::shared_ptr<const ProbeSlot> only;
+    for (const auto& [k, slot] : slots_) {
+      if ((k & 0xffff) != server_port) continue;
+      if (only) return nullptr;  // ambiguous: better none than another's
+      only = slot;
+    }
+    return only;
+  }
+
+ private:
+  static std::uint32_t key(std::uint16_t client_port, std::uint16_t server_port) {
+    return (std::uint32_t{client_port} << 16) | server_port;
+  }
+
+  std::mutex mutex_;
+  std::map<std::uint32_t, std::shared_ptr<ProbeSlot>> slots_;
+};
+
+// Never destroyed: servers held in statics close their connections after
+// a function-local static would be gone.
+ProbeBoard& board() {
+  static ProbeBoard* const b = new ProbeBoard;
+  return *b;
 }
 
-void ServerProbe::mark(Mark point, std::int64_t ns) {
-  const std::lock_guard lock(mutex_);
-  points_[point] = ns;
+std::uint16_t port_of(const sockaddr_storage& a) {
+  if (a.ss_family == AF_INET) return ntohs(reinterpret_cast<const sockaddr_in&>(a).sin_port);
+  if (a.ss_family == AF_INET6) return ntohs(reinterpret_cast<const sockaddr_in6&>(a).sin6_port);
+  return 0;
 }
 
-void ServerProbe::collect(Timeline& t) const {
-  const std::lock_guard lock(mutex_);
-  for (std::size_t p = kRequestReceived; p <= kMarshalled; ++p) t[p] = points_[p];
+}  // namespace
+
+void set_probes_enabled(bool on) { detail::probes_on.store(on, std::memory_order_relaxed); }
+
+void ProbeSlot::begin_request(std::int64_t received_ns) {
+  served_.store(0, std::memory_order_relaxed);
+  points_[0].store(received_ns, std::memory_order_relaxed);
+  for (std::size_t i = 1; i < points_.size(); ++i) points_[i].store(0, std::memory_order_relaxed);
 }
 
-ServerProbe& server_probe() {
-  static ServerProbe probe;
-  return probe;
+void ProbeSlot::mark(Mark point, std::int64_t ns) {
+  points_[point - kRequestReceived].store(ns, std::memory_order_relaxed);
+}
+
+void ProbeSlot::set_served(std::int64_t ns) { served_.store(ns, std::memory_order_release); }
+
+std::int64_t ProbeSlot::collect(Timeline& t) const {
+  const std::int64_t served = served_.load(std::memory_order_acquire);
+  for (std::size_t p = kRequestReceived; p <= kMarshalled; ++p)
+    t[p] = points_[p - kRequestReceived].load(std::memory_order_relaxed);
+  return served;
+}
+
+ConnectionProbe::ConnectionProbe(std::uint16_t client_port, std::uint16_t server_port)
+    : client_port_(client_port), server_port_(server_port) {
+  if (probes_enabled()) slot_ = board().attach(client_port, server_port);
+}
+
+ConnectionProbe ConnectionProbe::for_socket(int fd) {
+  sockaddr_storage local{}, peer{};
+  socklen_t local_len = sizeof local, peer_len = sizeof peer;
+  if (::getsockname(fd, reinterpret_cast<sockaddr*>(&local), &local_len) != 0) local = {};
+  if (::getpeername(fd, reinterpret_cast<sockaddr*>(&peer), &peer_len) != 0) peer = {};
+  return ConnectionProbe(port_of(peer), port_of(local));
+}
+
+ConnectionProbe::ConnectionProbe(ConnectionProbe&& other) noexcept
+    : slot_(std::move(other.slot_)),
+      client_port_(other.client_port_),
+      server_port_(other.server_port_),
+      read_ns_(other.read_ns_) {}
+
+ConnectionProbe::~ConnectionProbe() {
+  if (!slot_) return;
+  if (detail::current_slot == slot_.get()) detail::current_slot = nullptr;
+  board().detach(client_port_, server_port_, slot_.get());
+}
+
+void ConnectionProbe::request_read(std::int64_t received_ns) {
+  if (!slot_) return;
+  read_ns_ = received_ns;
+  slot_->begin_request(received_ns);
+  detail::current_slot = slot_.get();
+}
+
+void ConnectionProbe::reply_handed() {
+  if (slot_ && read_ns_ != 0) slot_->set_served(now_ns() - read_ns_);
+}
+
+std::optional<std::int64_t> ServerPointsReader::collect(Timeline& t) {
+  if (!slot_) slot_ = board().find(client_port_, server_port_);
+  if (!slot_) return std::nullopt;
+  return slot_->collect(t);
 }
 
 bool in_order(const Timeline& t) {
@@ -47,6 +157,60 @@ std::vector<Phase> phases_of(const Timeline& t) {
     from = p;
   }
   return phases;
+}
+
+std::vector<Phase> phases_of(const Timeline& client, const ServerDurations& server) {
+  Timeline t{};
+  for (const Mark m : {kInvoke, kRequestWritten, kResponseReceived, kDecoded}) t[m] = client[m];
+  std::vector<Phase> phases;
+  for (Phase& p : phases_of(t)) {
+    // The wait for the reply, from which the server's own phases are cut.
+    constexpr std::string_view kWait =
+        "request_transfer+server_parse+service+server_marshal+response_transfer";
+    if (p.name.size() >= kWait.size() && p.name.ends_with(kWait) && server.total() <= p.ns) {
+      const std::string prefix = p.name.substr(0, p.name.size() - kWait.size());
+      phases.push_back({prefix + "request_transfer+response_transfer", p.ns - server.total()});
+      phases.push_back({"server_parse", server.parse_ns});
+      phases.push_back({"service", server.service_ns});
+      phases.push_back({"server_marshal", server.marshal_ns});
+    } else {
+      phases.push_back(std::move(p));
+    }
+  }
+  return phases;
+}
+
+namespace {
+
+PhaseCheck compare(std::int64_t measured_ns, std::int64_t sum_ns) {
+  const std::int64_t unexplained = measured_ns - sum_ns;
+  const double tolerance = std::max(static_cast<double>(kUnexplainedToleranceNs),
+                                    kUnexplainedToleranceShare * static_cast<double>(measured_ns));
+  return PhaseCheck{unexplained, static_cast<double>(sum_ns) / static_cast<double>(measured_ns),
+                    std::abs(static_cast<double>(unexplained)) <= tolerance};
+}
+
+}  // namespace
+
+std::optional<PhaseCheck> check_round_trip(const std::vector<Phase>& phases,
+                                           std::int64_t elapsed_ns) {
+  if (phases.empty() || elapsed_ns <= 0) return std::nullopt;
+  std::int64_t sum = 0;
+  for (const Phase& p : phases) sum += p.ns;
+  return compare(elapsed_ns, sum);
+}
+
+std::optional<PhaseCheck> check_server(const Timeline& t, std::int64_t served_ns) {
+  if (t[kRequestReceived] == 0 || t[kMarshalled] == 0 || served_ns <= 0) return std::nullopt;
+  // The server's phases as phases_of takes them: consecutive usable points.
+  std::int64_t sum = 0;
+  std::size_t from = kRequestReceived;
+  for (std::size_t p = kParsed; p <= kMarshalled; ++p) {
+    if (t[p] == 0 || t[p] < t[from]) continue;
+    sum += t[p] - t[from];
+    from = p;
+  }
+  return compare(served_ns, sum);
 }
 
 }  // namespace wsb

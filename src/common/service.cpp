@@ -41,6 +41,7 @@ void Service::check(const PayloadSpec& spec) const {
 }
 
 std::shared_ptr<const Payload> Service::get(const PayloadSpec& spec) {
+  called();
   check(spec);
   const std::string key = spec.label();
   {
@@ -54,6 +55,7 @@ std::shared_ptr<const Payload> Service::get(const PayloadSpec& spec) {
 }
 
 std::string Service::register_client() {
+  called();
   const std::lock_guard lock(queues_mutex_);
   if (queues_.size() >= limits_.max_queues)
     throw ServiceError(ServiceError::Kind::too_large, "too many registered clients");
@@ -63,6 +65,7 @@ std::string Service::register_client() {
 }
 
 void Service::send_message(const std::string& queue, Message message) {
+  called();
   const std::lock_guard lock(queues_mutex_);
   const auto it = queues_.find(queue);
   if (it == queues_.end())
@@ -73,6 +76,7 @@ void Service::send_message(const std::string& queue, Message message) {
 }
 
 std::vector<Message> Service::receive_messages(const std::string& queue) {
+  called();
   const std::lock_guard lock(queues_mutex_);
   const auto it = queues_.find(queue);
   if (it == queues_.end())
@@ -81,12 +85,14 @@ std::vector<Message> Service::receive_messages(const std::string& queue) {
 }
 
 void Service::unregister_client(const std::string& queue) {
+  called();
   const std::lock_guard lock(queues_mutex_);
   if (queues_.erase(queue) == 0)
     throw ServiceError(ServiceError::Kind::not_found, "no queue '" + queue + "'");
 }
 
 std::string Service::primes(std::uint32_t n) const {
+  called();
   if (n > limits_.max_primes)
     throw ServiceError(ServiceError::Kind::too_large, "primes(" + std::to_string(n) +
                                                           ") exceeds the limit of " +

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -43,10 +44,25 @@ inline constexpr const char* kPingReply = "pong";
 
 class Service {
  public:
-  explicit Service(ServiceLimits limits = {}) : limits_(limits) {}
+  // Runs on entry to every operation, on the server's thread. For tests
+  // that need a service of known cost (a sleep) behind every stack; unset
+  // it is one null check.
+  using CallHook = std::function<void()>;
+
+  explicit Service(ServiceLimits limits = {}, CallHook on_call = {})
+      : limits_(limits), on_call_(std::move(on_call)) {}
 
   // E1: a fixed short string.
-  static std::string ping() { return kPingReply; }
+  std::string ping() const {
+    called();
+    return kPingReply;
+  }
+
+  // The echo service is the identity: what was received goes back.
+  const Payload& echo(const Payload& received) const {
+    called();
+    return received;
+  }
 
   // E3: a catalogue payload, generated once per spec and shared.
   std::shared_ptr<const Payload> get(const PayloadSpec& spec);
@@ -66,8 +82,12 @@ class Service {
 
  private:
   void check(const PayloadSpec& spec) const;
+  void called() const {
+    if (on_call_) on_call_();
+  }
 
   ServiceLimits limits_;
+  CallHook on_call_;
   std::mutex payloads_mutex_;
   std::map<std::string, std::shared_ptr<const Payload>> payloads_;
   std::mutex queues_mutex_;

@@ -80,8 +80,21 @@ class Client {
   virtual std::string primes(std::uint32_t n) = 0;
 
   // Client points of the last call (kInvoke, kRequestWritten,
-  // kResponseReceived, kDecoded); 0 where the stack exposes none.
+  // kResponseReceived, kDecoded); 0 where the stack exposes none or probes
+  // are off.
   virtual const Timeline& last_timeline() const = 0;
+
+  // The local port of the connection, once open (0 if not yet, or if the
+  // library does not expose its socket): an in-process server's points are
+  // found by it (ServerPointsReader).
+  virtual std::uint16_t local_port() const { return 0; }
+
+  // Asks the server to report its phases with every reply (a Server-Timing
+  // header), for servers whose points are out of reach; false if the stack
+  // cannot.
+  virtual bool request_server_timing() { return false; }
+  // The server's phases of the last call as its reply reported them.
+  virtual std::optional<ServerDurations> last_server_timing() const { return std::nullopt; }
 };
 
 struct StackEntry {

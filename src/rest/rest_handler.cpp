@@ -1,8 +1,9 @@
 // The REST resources (the table is in README.md, "Operations"). Phase
 // points: kParsed once the request is in the model (for a request without a
 // body: after routing and negotiation), kServiced after the Service call,
-// kMarshalled after the reply body is encoded. The same intervals go out in
-// a Server-Timing header, so phases can be split across hosts too.
+// kMarshalled after the reply body is encoded. A request that asks for them
+// (kTimingRequestHeader) gets the same intervals back in a Server-Timing
+// header, so phases can be split across hosts too.
 #include "rest/rest_handler.h"
 
 #include <charconv>
@@ -123,6 +124,7 @@ void RestHandler::handle(const RestRequest& req, RestResponse& res) {
   res.server_timing.clear();
   res.body.clear();
   marks_[0] = req.received_ns;
+  server_timing_ = req.server_timing;
   try {
     respond(req, res);
   } catch (const HttpError& e) {
@@ -157,7 +159,7 @@ void RestHandler::respond(const RestRequest& req, RestResponse& res) {
     case Route::ping: {
       Codec* out = response_codec(req, true, Format::json);
       parsed();
-      payload_ = Text{Service::ping()};
+      payload_ = Text{service_.ping()};
       serviced();
       write_payload(out, payload_, res);
       break;
@@ -181,8 +183,9 @@ void RestHandler::respond(const RestRequest& req, RestResponse& res) {
       const Format in = read_payload(req, true);
       Codec* out = response_codec(req, std::holds_alternative<Text>(payload_), in);
       parsed();
-      serviced();  // echo's service is the identity
-      write_payload(out, payload_, res);
+      const Payload& echoed = service_.echo(payload_);
+      serviced();
+      write_payload(out, echoed, res);
       break;
     }
     case Route::queues: {
@@ -291,14 +294,24 @@ void RestHandler::write_payload(Codec* codec, const Payload& payload, RestRespon
   marshalled(res);
 }
 
-void RestHandler::parsed() { server_probe().mark(kParsed, marks_[1] = now_ns()); }
-void RestHandler::serviced() { server_probe().mark(kServiced, marks_[2] = now_ns()); }
+void RestHandler::parsed() { point(kParsed); }
+void RestHandler::serviced() { point(kServiced); }
 void RestHandler::marshalled(RestResponse& res) {
-  server_probe().mark(kMarshalled, marks_[3] = now_ns());
+  point(kMarshalled);
+  if (!server_timing_ || marks_[0] == 0) return;
   res.server_timing.clear();
   append_duration(res.server_timing, "parse", marks_[1] - marks_[0]);
   append_duration(res.server_timing, "service", marks_[2] - marks_[1]);
   append_duration(res.server_timing, "marshal", marks_[3] - marks_[2]);
+}
+
+// One clock read, for the probe and Server-Timing alike; none when the
+// connection code took no received time (neither wants the points).
+void RestHandler::point(Mark m) {
+  if (marks_[0] == 0) return;
+  const std::int64_t ns = now_ns();
+  marks_[m - kRequestReceived] = ns;
+  mark_server(m, ns);
 }
 
 // One instance per codec and connection (codecs are not thread-safe), made

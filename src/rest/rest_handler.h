@@ -13,6 +13,7 @@
 
 #include "common/codec.h"
 #include "common/payload.h"
+#include "common/phases.h"
 #include "rest/http_negotiation.h"
 
 namespace wsb {
@@ -24,6 +25,9 @@ namespace wsb::rest {
 // The HTTP header that selects a codec for both directions on the common
 // transport (every codec over the same HTTP code).
 inline constexpr const char* kCodecHeader = "X-Wsbench-Codec";
+// A request carrying this header (any value) gets the server's phases back
+// in a Server-Timing header; others do not pay for building it.
+inline constexpr const char* kTimingRequestHeader = "X-Wsbench-Server-Timing";
 
 enum class Method { get, post, put, delete_, other };
 
@@ -37,7 +41,10 @@ struct RestRequest {
   std::string_view accept;
   std::string_view codec;  // the X-Wsbench-Codec header, empty if absent
   std::string_view body;
-  std::int64_t received_ns = 0;  // when the last byte was read (kRequestReceived)
+  // When the last byte was read (kRequestReceived); 0 if neither a probe
+  // nor Server-Timing wants the points, and then none is marked.
+  std::int64_t received_ns = 0;
+  bool server_timing = false;  // the request carries kTimingRequestHeader
 };
 
 // What to answer. `body` is the connection's reusable buffer.
@@ -47,7 +54,7 @@ struct RestResponse {
   std::string content_type;   // empty: no Content-Type
   std::string location;       // 201 Created
   std::string_view allow;     // 405
-  std::string server_timing;  // parse, service, marshal in ms
+  std::string server_timing;  // parse, service, marshal in ms, if asked
   std::string& body;
 };
 
@@ -59,7 +66,7 @@ class RestHandler {
 
   // Fills `res` (reset first) for `req`; never throws for anything a client sent (bad
   // input becomes a 4xx, a failure of ours a 500). Marks kParsed,
-  // kServiced and kMarshalled on server_probe().
+  // kServiced and kMarshalled (mark_server) when req.received_ns is set.
   void handle(const RestRequest& req, RestResponse& res);
 
  private:
@@ -71,15 +78,17 @@ class RestHandler {
   void parsed();
   void serviced();
   void marshalled(RestResponse& res);
+  void point(Mark m);
   Codec* codec_by_name(std::string_view name);
   Codec& codec_for(Format format);
 
   Service& service_;
   Payload payload_;  // decoded request body or service result
   std::vector<std::unique_ptr<Codec>> codecs_;
-  std::array<Codec*, 3> by_format_{};  // json, xml, protobuf
-  Codec* named_ = nullptr;             // X-Wsbench-Codec of the current request
-  std::array<std::int64_t, 4> marks_{};
+  std::array<Codec*, 3> by_format_{};    // json, xml, protobuf
+  Codec* named_ = nullptr;               // X-Wsbench-Codec of the current request
+  std::array<std::int64_t, 4> marks_{};  // kRequestReceived..kMarshalled
+  bool server_timing_ = false;
 };
 
 }  // namespace wsb::rest

@@ -29,6 +29,8 @@
 // an HTTP error status without one "HTTP <status>: <gSOAP's description>",
 // anything else (transport failure, a reply that does not parse)
 // "gsoap/<codec>: <gSOAP's description>".
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <sys/socket.h>
 
 #include <stdexcept>
@@ -180,10 +182,20 @@ class GsoapClient final : public Client {
 
   const Timeline& last_timeline() const override { return timeline_; }
 
+  std::uint16_t local_port() const override {
+    sockaddr_storage local{};
+    socklen_t length = sizeof local;
+    if (!soap_valid_socket(proxy_.soap->socket) ||
+        ::getsockname(proxy_.soap->socket, reinterpret_cast<sockaddr*>(&local), &length) != 0)
+      return 0;
+    // sin_port and sin6_port sit at the same offset.
+    return ntohs(reinterpret_cast<const sockaddr_in&>(local).sin_port);
+  }
+
  private:
   void begin() {
     timeline_.fill(0);
-    timeline_[kInvoke] = now_ns();
+    mark(timeline_, kInvoke);
     // MTOM mode alone sends a message without binaries as plain SOAP; with
     // a MIME package requested it is always multipart/related (a fresh
     // boundary each message, as gSOAP picks one when none is given).
@@ -194,7 +206,7 @@ class GsoapClient final : public Client {
   // part of the call: their allocation was too).
   void end() {
     release_message(proxy_.soap);
-    timeline_[kDecoded] = now_ns();
+    mark(timeline_, kDecoded);
   }
 
   Payload unbind(int choice, wsb__PayloadChoice& payload, const char* element) {
@@ -257,14 +269,14 @@ class GsoapClient final : public Client {
     // Marked on entry, each block overwriting the last: the point stays
     // ahead of the server's, which on one vCPU can run inside the send.
     GsoapClient& c = self(ctx);
-    c.timeline_[kRequestWritten] = now_ns();
+    mark(c.timeline_, kRequestWritten);
     return c.send_(ctx, data, size);
   }
 
   static std::size_t timed_recv(Context* ctx, char* buf, std::size_t size) {
     GsoapClient& c = self(ctx);
     const std::size_t n = c.recv_(ctx, buf, size);
-    if (n > 0) c.timeline_[kResponseReceived] = now_ns();
+    if (n > 0) mark(c.timeline_, kResponseReceived);
     return n;
   }
 

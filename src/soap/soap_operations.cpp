@@ -10,8 +10,8 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <utility>
 
-#include "common/clock.h"
 #include "common/codec.h"
 #include "common/phases.h"
 #include "soap/soap_stack.h"
@@ -20,7 +20,8 @@ namespace wsb::soap {
 
 int Operations::ping(wsb__pingResponse& response) {
   return run([&] {
-    response.reply = Service::ping();
+    parsed();
+    response.reply = service_.ping();
     serviced();
   });
 }
@@ -28,7 +29,9 @@ int Operations::ping(wsb__pingResponse& response) {
 int Operations::get(const std::string& kind, LONG64 n, wsb__getResponse& response) {
   return run([&] {
     if (n < 0) throw ServiceError(ServiceError::Kind::bad_request, "negative size");
-    got_ = service_.get(PayloadSpec{kind_from_name(kind), static_cast<std::size_t>(n)});
+    const PayloadSpec spec{kind_from_name(kind), static_cast<std::size_t>(n)};
+    parsed();
+    got_ = service_.get(spec);
     serviced();
     binder().payload(*got_, response.__union_payload, response.payload);
   });
@@ -40,13 +43,16 @@ int Operations::echo(wsb__Payload* payload, wsb__echoResponse& response) {
     // Materialised in the model, as every stack's echo is, then bound back:
     // the server's parse and marshal costs are those of a real service.
     echoed_ = unbinder().payload(payload->__union_payload, payload->payload, "payload");
+    parsed();
+    const Payload& echoed = service_.echo(echoed_);
     serviced();
-    binder().payload(echoed_, response.__union_payload, response.payload);
+    binder().payload(echoed, response.__union_payload, response.payload);
   });
 }
 
 int Operations::RegisterClient(wsb__RegisterClientResponse& response) {
   return run([&] {
+    parsed();
     response.queue = service_.register_client();
     serviced();
   });
@@ -56,13 +62,16 @@ int Operations::SendMessage(const std::string& queue, wsb__Message* message,
                             wsb__SendMessageResponse&) {
   return run([&] {
     if (message == nullptr) throw DecodeError("SendMessage without a message");
-    service_.send_message(queue, unbinder().message(*message));
+    Message sent = unbinder().message(*message);
+    parsed();
+    service_.send_message(queue, std::move(sent));
     serviced();
   });
 }
 
 int Operations::ReceiveMessage(const std::string& queue, wsb__ReceiveMessageResponse& response) {
   return run([&] {
+    parsed();
     received_ = service_.receive_messages(queue);
     serviced();
     response.message.resize(received_.size());
@@ -73,6 +82,7 @@ int Operations::ReceiveMessage(const std::string& queue, wsb__ReceiveMessageResp
 
 int Operations::UnregisterClient(const std::string& queue, wsb__UnregisterClientResponse&) {
   return run([&] {
+    parsed();
     service_.unregister_client(queue);
     serviced();
   });
@@ -80,6 +90,7 @@ int Operations::UnregisterClient(const std::string& queue, wsb__UnregisterClient
 
 int Operations::primes(unsigned int n, std::string& result) {
   return run([&] {
+    parsed();
     result = service_.primes(n);
     serviced();
   });
@@ -92,12 +103,13 @@ void Operations::release() {
   received_.clear();
 }
 
-// Marks the request's points, picks the reply's format, and turns exceptions
-// into SOAP Faults (an exception must not unwind through the engine).
+// Picks the reply's format and turns exceptions into SOAP Faults (an
+// exception must not unwind through the engine). The operation marks
+// kParsed once its request is in the model: gSOAP has deserialised it into
+// its structs before calling, and unbinding them is part of the parse.
 template <class F>
 int Operations::run(F&& operation) {
   exchange_.operation_entered(soap);
-  server_probe().mark(kParsed, now_ns());
   // gSOAP sets SOAP_ENC_MTOM in soap::mode when the request was an MTOM
   // package; the reply's format is soap::omode, which persists on the
   // connection, so it is set either way.
@@ -128,8 +140,10 @@ int Operations::client_fault(const char* what) {
   return soap_sender_fault(soap, what, nullptr);
 }
 
+void Operations::parsed() { mark_server(kParsed); }
+
 void Operations::serviced() {
-  server_probe().mark(kServiced, now_ns());
+  mark_server(kServiced);
   exchange_.responding = true;
 }
 

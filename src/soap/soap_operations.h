@@ -62,6 +62,7 @@ class Operations final : public wsbenchService {
   template <class F>
   int run(F&& operation);
   int client_fault(const char* what);
+  void parsed();
   void serviced();
   Binder binder() const { return Binder(soap, mtom_); }
   // The request's structs are released after the reply: move out of them.

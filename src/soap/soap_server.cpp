@@ -19,6 +19,7 @@
 #include <list>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -67,17 +68,18 @@ struct Connection : Exchange {
   SOAP_SOCKET socket = SOAP_INVALID_SOCKET;  // guarded by GsoapServer::mutex_
   std::thread thread;
   std::atomic<bool> finished{false};
-  std::int64_t last_recv_ns = 0;  // when the last bytes came in
-  bool entered = false;           // the current request reached its operation
-  bool header_parsed = false;     // the current request's HTTP header is in
-  ULONG64 request_bytes = 0;      // read for the current request
-  bool over_limit = false;        // the current request outgrew max_body
-  bool peer_eof = false;          // the peer stopped sending during it
-  ULONG64 max_body = 0;           // ServerLimits::max_body_bytes
-  bool chunked = false;           // the request has a Transfer-Encoding
-  bool length_declared = false;   // the body's end is its Content-Length...
-  ULONG64 body_left = 0;          // ... this many bytes from here
-  std::string pending;            // read past the request: the next one's start
+  std::optional<ConnectionProbe> probe;  // set before the thread starts
+  std::int64_t last_recv_ns = 0;         // when the last bytes came in (probes on)
+  bool entered = false;                  // the current request reached its operation
+  bool header_parsed = false;            // the current request's HTTP header is in
+  ULONG64 request_bytes = 0;             // read for the current request
+  bool over_limit = false;               // the current request outgrew max_body
+  bool peer_eof = false;                 // the peer stopped sending during it
+  ULONG64 max_body = 0;                  // ServerLimits::max_body_bytes
+  bool chunked = false;                  // the request has a Transfer-Encoding
+  bool length_declared = false;          // the body's end is its Content-Length...
+  ULONG64 body_left = 0;                 // ... this many bytes from here
+  std::string pending;                   // read past the request: the next one's start
 };
 
 Connection& connection_of(Context* ctx) { return *static_cast<Connection*>(ctx->user); }
@@ -255,7 +257,7 @@ std::size_t timed_recv(Context* ctx, char* buf, std::size_t size) {
   if (bounded) c.body_left -= n;
   if (n == 0) c.peer_eof = true;
   if (n > 0) {
-    c.last_recv_ns = now_ns();
+    if (c.probe->active()) c.last_recv_ns = now_ns();
     c.request_bytes += n;
     // The size limit for bodies without a declared length (see
     // kHeaderAllowance): to gSOAP the input ends here.
@@ -269,7 +271,11 @@ std::size_t timed_recv(Context* ctx, char* buf, std::size_t size) {
 
 int timed_send(Context* ctx, const char* data, std::size_t size) {
   // Each block of the reply overwrites the mark: the last one stands.
-  if (connection_of(ctx).responding) server_probe().mark(kMarshalled, now_ns());
+  Connection& c = connection_of(ctx);
+  if (c.responding) {
+    mark_server(kMarshalled);
+    c.probe->reply_handed();
+  }
   return engine_io().send(ctx, data, size);
 }
 
@@ -399,6 +405,7 @@ class GsoapServer final : public Server {
     c->server = this;
     c->ctx = ctx;
     c->socket = ctx->socket;
+    c->probe.emplace(ConnectionProbe::for_socket(ctx->socket));
     c->max_body = options_.limits.max_body_bytes;
     ctx->user = c.get();
     ctx->frecv = timed_recv;
@@ -522,7 +529,7 @@ void Exchange::operation_entered(Context* ctx) {
   // timed_recv to hand back.
   if (ctx->ahead == 0 && ctx->bufidx < ctx->buflen)
     c.pending.assign(ctx->buf + ctx->bufidx, ctx->buflen - ctx->bufidx);
-  server_probe().mark(kRequestReceived, c.last_recv_ns);
+  c.probe->request_read(c.last_recv_ns);
 }
 
 std::unique_ptr<Server> start_gsoap_server(Service& service, const ServerOptions& options) {

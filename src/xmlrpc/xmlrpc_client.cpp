@@ -91,10 +91,12 @@ class CurlClient final : public Client {
 
   void echo(const Payload& in, Payload& out) override {
     begin();
-    paramList params;
-    params.add(payload_value(in));  // std::invalid_argument: not sent
-    const value& reply = call(kEcho, params);
-    payload_reply(reply, out);
+    {
+      paramList params;
+      params.add(payload_value(in));  // std::invalid_argument: not sent
+      const value& reply = call(kEcho, params);
+      payload_reply(reply, out);
+    }
     finish();
   }
 
@@ -106,11 +108,13 @@ class CurlClient final : public Client {
 
   void send_message(const std::string& queue, const Message& message) override {
     begin();
-    paramList params;
-    params.addc(queue);
-    params.add(message_value(message));
-    const value& reply = call(kSendMessage, params);
-    true_reply(reply, kSendMessage);
+    {
+      paramList params;
+      params.addc(queue);
+      params.add(message_value(message));
+      const value& reply = call(kSendMessage, params);
+      true_reply(reply, kSendMessage);
+    }
     finish();
   }
 
@@ -148,7 +152,7 @@ class CurlClient final : public Client {
  private:
   void begin() {
     timeline_ = {};
-    timeline_[kInvoke] = now_ns();
+    mark(timeline_, kInvoke);
   }
 
   template <typename T>
@@ -156,7 +160,9 @@ class CurlClient final : public Client {
     finish();
     return result;
   }
-  void finish() { timeline_[kDecoded] = now_ns(); }
+  // Callers let the request's value tree go first: freeing it is part of
+  // the call (the phase check found it outside).
+  void finish() { mark(timeline_, kDecoded); }
 
   // One round trip; the result stays valid until the next call.
   const value& call(const char* method, const paramList& params) {
@@ -166,7 +172,7 @@ class CurlClient final : public Client {
     } catch (const girerr::error& e) {
       throw CallError(std::string("xmlrpc-c: ") + method + ": " + e.what());
     }
-    timeline_[kResponseReceived] = now_ns();
+    mark(timeline_, kResponseReceived);
     xmlrpc_c::rpcOutcome outcome;
     try {
       parse_response(response_xml_, guard_, outcome);

@@ -15,7 +15,6 @@
 #include <utility>
 #include <xmlrpc-c/base.hpp>
 
-#include "common/clock.h"
 #include "common/codec.h"
 #include "common/phases.h"
 #include "common/service.h"
@@ -33,8 +32,6 @@ using xmlrpc_c::value;
 // declares.
 constexpr std::size_t kMethodStack = std::size_t{1} << 20;
 
-void mark(Mark point) { server_probe().mark(point, now_ns()); }
-
 [[noreturn]] void bad_params(const std::string& what) { throw DecodeError("xmlrpc: " + what); }
 
 void expect_params(const carray& params, std::size_t n, const char* method) {
@@ -45,37 +42,37 @@ void expect_params(const carray& params, std::size_t n, const char* method) {
 
 // ---- the methods: parameters -> model -> Service -> value ----
 
-value ping(Service&, const carray& params) {
+value ping(Service& service, const carray& params) {
   expect_params(params, 0, kPing);
-  mark(kParsed);
-  std::string reply = Service::ping();
-  mark(kServiced);
+  mark_server(kParsed);
+  std::string reply = service.ping();
+  mark_server(kServiced);
   return xmlrpc_c::value_string(reply);
 }
 
 value get(Service& service, const carray& params) {
   expect_params(params, 1, kGet);
   const PayloadSpec spec = parse_spec(string_of(params[0], "label"));
-  mark(kParsed);
+  mark_server(kParsed);
   const auto payload = service.get(spec);
-  mark(kServiced);
+  mark_server(kServiced);
   return payload_value(*payload);
 }
 
-value echo(Service&, const carray& params) {
+value echo(Service& service, const carray& params) {
   expect_params(params, 1, kEcho);
   const Payload payload = payload_of(params[0]);
-  mark(kParsed);
-  // The service's echo is the identity: what was decoded goes back.
-  mark(kServiced);
-  return payload_value(payload);
+  mark_server(kParsed);
+  const Payload& echoed = service.echo(payload);
+  mark_server(kServiced);
+  return payload_value(echoed);
 }
 
 value register_client(Service& service, const carray& params) {
   expect_params(params, 0, kRegisterClient);
-  mark(kParsed);
+  mark_server(kParsed);
   std::string queue = service.register_client();
-  mark(kServiced);
+  mark_server(kServiced);
   return xmlrpc_c::value_string(queue);
 }
 
@@ -83,27 +80,27 @@ value send_message(Service& service, const carray& params) {
   expect_params(params, 2, kSendMessage);
   const std::string queue = string_of(params[0], "queue");
   Message message = message_of(params[1]);
-  mark(kParsed);
+  mark_server(kParsed);
   service.send_message(queue, std::move(message));
-  mark(kServiced);
+  mark_server(kServiced);
   return xmlrpc_c::value_boolean(true);
 }
 
 value receive_messages(Service& service, const carray& params) {
   expect_params(params, 1, kReceiveMessages);
   const std::string queue = string_of(params[0], "queue");
-  mark(kParsed);
+  mark_server(kParsed);
   const Payload messages = MessageList{service.receive_messages(queue)};
-  mark(kServiced);
+  mark_server(kServiced);
   return payload_value(messages);
 }
 
 value unregister_client(Service& service, const carray& params) {
   expect_params(params, 1, kUnregisterClient);
   const std::string queue = string_of(params[0], "queue");
-  mark(kParsed);
+  mark_server(kParsed);
   service.unregister_client(queue);
-  mark(kServiced);
+  mark_server(kServiced);
   return xmlrpc_c::value_boolean(true);
 }
 
@@ -112,9 +109,9 @@ value primes(Service& service, const carray& params) {
   const std::int64_t n = integer_of(params[0], "n");
   if (n < 0 || n > std::numeric_limits<std::uint32_t>::max())
     bad_params("n must be in 0.." + std::to_string(std::numeric_limits<std::uint32_t>::max()));
-  mark(kParsed);
+  mark_server(kParsed);
   std::string reply = service.primes(static_cast<std::uint32_t>(n));
-  mark(kServiced);
+  mark_server(kServiced);
   return xmlrpc_c::value_string(reply);
 }
 

@@ -69,7 +69,30 @@ constexpr std::uint64_t kMaxDiscardBytes = kXmlSizeLimit;
 // Abyss starts from it (at most 15 characters).
 constexpr const char* kThreadName = "xmlrpc-abyss";
 
-void mark(Mark point) { server_probe().mark(point, now_ns()); }
+// The client's port of the connection a session is on (0 if unknown).
+std::uint16_t peer_port(TSession* session) {
+  void* info = nullptr;
+  SessionGetChannelInfo(session, &info);
+  if (info == nullptr) return 0;
+  const sockaddr& peer = static_cast<const abyss_unix_chaninfo*>(info)->peerAddr;
+  if (peer.sa_family != AF_INET && peer.sa_family != AF_INET6) return 0;
+  // sin_port and sin6_port sit at the same offset.
+  in_port_t port = 0;
+  std::memcpy(&port, peer.sa_data, sizeof port);
+  return ntohs(port);
+}
+
+// Abyss serves each connection on a thread of its own, so the thread's
+// probe is its connection's; it is replaced if the thread serves another.
+ConnectionProbe& connection_probe(TSession* session, std::uint16_t server_port) {
+  thread_local std::optional<ConnectionProbe> probe;
+  const std::uint16_t client_port = peer_port(session);
+  if (!probe || probe->client_port() != client_port) {
+    probe.reset();
+    probe.emplace(client_port, server_port);
+  }
+  return *probe;
+}
 
 std::string errno_text(int err) { return std::strerror(err); }
 
@@ -325,8 +348,9 @@ class AbyssServer final : public Server {
   // Abyss's XML-RPC handler calls this with the whole body.
   static void process_call(xmlrpc_env* env, void* self_p, const char* xml, std::size_t length,
                            TSession* session, xmlrpc_mem_block** response) {
-    mark(kRequestReceived);
     const auto& self = *static_cast<const AbyssServer*>(self_p);
+    ConnectionProbe& probe = connection_probe(session, self.endpoint_.port);
+    probe.request_read(probe.active() ? now_ns() : 0);
     // Connection threads are Abyss's; each keeps its own guard.
     thread_local InputGuard guard;
     try {
@@ -339,7 +363,9 @@ class AbyssServer final : public Server {
       return;
     }
     xmlrpc_registry_process_call2(env, self.registry_.get(), xml, length, session, response);
-    mark(kMarshalled);
+    // Abyss writes the reply when this returns.
+    mark_server(kMarshalled);
+    probe.reply_handed();
   }
 
   const ServerLimits limits_;

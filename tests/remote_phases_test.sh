@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# A two-host run on one host: bench against a wsbench-server (--target)
+# gets the Beast server's phases from its Server-Timing header, says so in
+# the row and the context, and reports none for a stack that cannot send
+# them (gsoap) rather than guessing. With --no-probes no row has phases.
+set -euo pipefail
+bench=$1
+server=$2
+out=$(mktemp)
+result=$(mktemp)
+trap 'kill $pid 2>/dev/null || true; rm -f "$out" "$result"' EXIT
+
+"$server" >"$out" &
+pid=$!
+for _ in $(seq 100); do
+  [ "$(wc -l <"$out")" -ge 3 ] && break
+  sleep 0.05
+done
+endpoint() { awk -v s="$1" '$1 == s { print $2 }' "$out"; }
+beast=$(endpoint beast)
+gsoap=$(endpoint gsoap)
+[ -n "$beast" ] && [ -n "$gsoap" ] || { echo "endpoints: $(cat "$out")"; exit 1; }
+
+run() {
+  "$bench" --target "beast=$beast" --target "gsoap=$gsoap" \
+    --benchmark_filter='^rtt/(beast/json|gsoap/soap)/ping/same' --iterations=20 \
+    --benchmark_repetitions=1 --benchmark_format=json "$@" >"$result" 2>/dev/null
+}
+
+run
+python3 - "$result" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+ctx = d["context"]
+assert ctx["probes"] == "on", ctx["probes"]
+assert "beast=Server-Timing header" in ctx["server_phases"], ctx["server_phases"]
+assert "gsoap=none" in ctx["server_phases"], ctx["server_phases"]
+rows = {b["name"].split("/")[1]: b for b in d["benchmarks"]}
+beast, gsoap = rows["beast"], rows["gsoap"]
+assert beast["label"].endswith("server phases: Server-Timing header"), beast["label"]
+for phase in ("server_parse", "service", "server_marshal", "request_transfer+response_transfer"):
+    assert f"phase:{phase}_us" in beast, (phase, sorted(beast))
+assert beast["phase:server_parse_us"] > 0
+assert "phase_unexplained_us" in beast
+assert gsoap["label"].endswith("server phases: none"), gsoap["label"]
+assert not any(k.startswith("phase:server_") for k in gsoap), sorted(gsoap)
+print("ok: remote phases from Server-Timing, none from gsoap")
+PY
+
+run --no-probes
+python3 - "$result" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["context"]["probes"] == "off"
+for b in d["benchmarks"]:
+    assert b["label"].endswith("server phases: none"), b["label"]
+    assert not any(k.startswith("phase") or "unexplained" in k for k in b), sorted(b)
+print("ok: --no-probes rows carry no phases")
+PY

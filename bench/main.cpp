@@ -99,6 +99,7 @@ std::size_t stack_offset_from_environment() {
   std::vector<std::string> targets;
   std::string placements = "same";
   std::int64_t iterations = 0;
+  std::string strings = "plain";
   options.add_options()("help,h", "show this help, then Google Benchmark's flags")(
       "full", "run the whole catalogue, including 16-64 MiB binaries and gml/5000, gml/10000")(
       "placement", po::value(&placements)->default_value("same"),
@@ -112,7 +113,11 @@ std::size_t stack_offset_from_environment() {
       "scripts/count uses it")("wire-sizes",
                                "print the bytes on the wire of every operation for message-a and "
                                "message-b, then exit")(
-      "list-codecs", "list the registered codecs and stacks and exit");
+      "list-codecs", "list the registered codecs and stacks and exit")(
+      "strings", po::value(&strings)->default_value("plain"),
+      "text of the codec cases' generated strings: plain (ASCII, as in the studies) or escaped "
+      "(every 8th string with XML specials and multi-byte UTF-8; labels get ':escaped'); round "
+      "trips and --wire-sizes always use plain");
   help_options = &options;
 
   // Google Benchmark consumes its flags first and leaves ours.
@@ -142,7 +147,9 @@ std::size_t stack_offset_from_environment() {
   wsb::bench::RttOptions rtt;
   rtt.sweep = sweep;
   rtt.iterations = iterations;
+  wsb::Strings string_shape = wsb::Strings::plain;
   try {
+    string_shape = wsb::strings_from_name(strings);
     rtt.placements.clear();
     for (std::size_t start = 0; start <= placements.size();) {
       const auto comma = std::min(placements.find(',', start), placements.size());
@@ -164,6 +171,8 @@ std::size_t stack_offset_from_environment() {
   benchmark::AddCustomContext("wsbench_sweep",
                               sweep == wsb::bench::Sweep::full ? "full" : "standard");
   benchmark::AddCustomContext("wsbench_payload_seed", std::to_string(wsb::kDefaultSeed));
+  benchmark::AddCustomContext("wsbench_payload_strings",
+                              std::string(wsb::strings_name(string_shape)) + " (codec cases)");
   benchmark::AddCustomContext("wsbench_placement", placements);
   benchmark::AddCustomContext("wsbench_process_affinity", wsb::current_affinity());
   std::string target_list;
@@ -196,7 +205,7 @@ std::size_t stack_offset_from_environment() {
                         (calibration_cpu ? std::to_string(*calibration_cpu) : "unpinned")
                   : "skipped (listing cases or under valgrind)");
 
-  wsb::bench::register_codec_benchmarks(sweep, iterations);
+  wsb::bench::register_codec_benchmarks(sweep, string_shape, iterations);
   wsb::bench::register_rtt_benchmarks(rtt);
   aftermath.ticks_before = wsb::read_cpu_ticks();
   benchmark::RunSpecifiedBenchmarks();

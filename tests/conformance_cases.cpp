@@ -72,12 +72,15 @@ std::vector<NamedPayload> make_conformance_payloads() {
        BuildingCollection{{{"b-1", kNasty, 0.30000000000000004, I32::max(), {}},
                            {"", "", -1e-300, 0, {{1.0 / 3.0, -2.0 / 3.0}, {1e300, -1e-300}}}}}},
   };
-  for (const char* label : {"text", "ints/200", "strings/200", "objects/200", "message-a/100",
-                            "message-b/128KiB", "binary/1KiB", "gml/3"}) {
+  // Both string shapes: plain (the studies' text) and escaped.
+  for (const char* label :
+       {"text", "ints/200", "strings/200", "objects/200", "message-a/100", "message-b/128KiB",
+        "binary/1KiB", "gml/3", "strings/200:escaped", "objects/200:escaped",
+        "message-a/100:escaped", "message-b/128KiB:escaped", "gml/3:escaped"}) {
     const PayloadSpec spec = parse_spec(label);
     std::string name = "generated_" + spec.label();
     for (auto& c : name)
-      if (c == '/' || c == '-') c = '_';
+      if (c == '/' || c == '-' || c == ':') c = '_';
     cases.push_back({name, generate(spec)});
   }
   return cases;

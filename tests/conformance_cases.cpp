@@ -68,9 +68,19 @@ std::vector<NamedPayload> make_conformance_payloads() {
        MessageList{{Message{{"r", "s", "t", 1}, {edge_record(2, 3, 4, kNasty)}, {}},
                     Message{{"r", "s", "t", 2}, {}, all_byte_values()}, Message{}}}},
       {"gml_empty", BuildingCollection{}},
+      // GML's constraints hold (gml:id an NCName, a closed ring of 4 or
+      // more points); the values are edge cases.
       {"gml_edge",
-       BuildingCollection{{{"b-1", kNasty, 0.30000000000000004, I32::max(), {}},
-                           {"", "", -1e-300, 0, {{1.0 / 3.0, -2.0 / 3.0}, {1e300, -1e-300}}}}}},
+       BuildingCollection{
+           {{"b-1", kNasty, 0.30000000000000004, I32::max(), {{0, 0}, {1, 0}, {0, 1}, {0, 0}}},
+            {"_.x",
+             "",
+             -1e-300,
+             0,
+             {{1.0 / 3.0, -2.0 / 3.0},
+              {1e300, -1e-300},
+              {-0.0, Dbl::denorm_min()},
+              {1.0 / 3.0, -2.0 / 3.0}}}}}},
   };
   // Both string shapes: plain (the studies' text) and escaped.
   for (const char* label :

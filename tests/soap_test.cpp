@@ -14,6 +14,7 @@
 #include "common/base64.h"
 #include "common/codec.h"
 #include "conformance_cases.h"
+#include "gml_structure.h"
 #include "test_helpers.h"
 
 namespace wsb {
@@ -188,14 +189,51 @@ TEST_F(SoapCodecTest, ValuesAreTypedElementsAndBinariesInlineBase64) {
   EXPECT_EQ(text_of(child_named(message, "attachment")), base64_encode(m.attachment));
   EXPECT_EQ(wire.find("xop:Include"), std::string::npos);
 
-  // Doubles keep 17 significant digits; points are attributes.
-  const BuildingCollection gml{{{"b", "n", 0.1, 2, {{1.0 / 3.0, -2.5}}}}};
+  // Doubles keep 17 significant digits (gSOAP's own); a gml:posList is
+  // text the binding writes, in shortest round-trip form.
+  const BuildingCollection gml{
+      {{"b", "n", 0.1, 2, {{1.0 / 3.0, -2.5}, {1, 0}, {0, 1}, {1.0 / 3.0, -2.5}}}}};
   const Doc gml_doc = parse_dom(encode(*soap_, gml));
   ASSERT_NE(gml_doc, nullptr);
-  const xmlNode* building = child_named(payload_element(gml_doc.get()), "building");
+  const xmlNode* member = child_named(payload_element(gml_doc.get()), "featureMember");
+  ASSERT_NE(member, nullptr);
+  const xmlNode* building = child_named(member, "Building");
   ASSERT_NE(building, nullptr);
   EXPECT_EQ(text_of(child_named(building, "height")), "0.10000000000000001");
-  EXPECT_EQ(attribute(child_named(building, "point"), "x"), "0.33333333333333331");
+  EXPECT_EQ(text_of(child_named(building, "footprint")),
+            "0.3333333333333333 -2.5 1 0 0 1 0.3333333333333333 -2.5");
+}
+
+TEST_F(SoapCodecTest, BuildingsAreGml3FeaturesInTheBody) {
+  for (const char* label : {"gml/3", "gml/3:escaped"}) {
+    const auto gml = std::get<BuildingCollection>(generate(parse_spec(label)));
+    const Doc doc = parse_dom(encode(*soap_, gml));
+    ASSERT_NE(doc, nullptr);
+    const xmlNode* buildings = payload_element(doc.get());
+    ASSERT_NE(buildings, nullptr);
+    EXPECT_EQ(str(buildings->name), "buildings");
+    EXPECT_EQ(testing::gml_collection_problems(buildings, "urn:wsbench", gml), "") << label;
+  }
+  // The model's GML constraints are checked both ways.
+  EXPECT_THROW(encode(*soap_, BuildingCollection{{{"b", "n", 1, 1, {{1, 2}, {3, 4}, {1, 2}}}}}),
+               std::invalid_argument);
+  EXPECT_THROW(
+      encode(*soap_, BuildingCollection{{{"9", "n", 1, 1, {{1, 2}, {3, 4}, {5, 6}, {1, 2}}}}}),
+      std::invalid_argument);
+  const std::string wire =
+      encode(*soap_, BuildingCollection{{{"b", "n", 1.5, 2, {{1, 2}, {3, 4}, {5, 6}, {1, 2}}}}});
+  expect_rejected(*soap_, replace_once(wire, ">1 2 3 4 5 6 1 2<", ">1 2 3 4 5 6 1 3<"),
+                  "not closed");
+  expect_rejected(*soap_, replace_once(wire, ">1 2 3 4 5 6 1 2<", ">1 2 3 4 5 6 1<"),
+                  "odd number of coordinates");
+  expect_rejected(*soap_, replace_once(wire, ">1 2 3 4 5 6 1 2<", ">1 2 3 4 5 6 1 y<"),
+                  "'y' is not a number");
+  expect_rejected(*soap_, replace_once(wire, "EPSG::3067", "EPSG::4326"), "srsName");
+  expect_rejected(*soap_, replace_once(wire, "srsDimension=\"2\"", "srsDimension=\"3\""),
+                  "srsDimension must be 2");
+  expect_rejected(*soap_, replace_once(wire, "gml:id=\"b\"", "gml:id=\"1b\""), "NCName");
+  expect_rejected(*soap_, replace_once(wire, " srsName=", " x="), "");
+  expect_rejected(*soap_, replace_once(wire, "<gml:exterior>", "<gml:interior>"), "");
 }
 
 TEST_F(SoapCodecTest, EmptyAttachmentIsOmittedAndDecodesEmpty) {
@@ -382,10 +420,11 @@ TEST_F(SoapCodecTest, TypeAndStructureErrorsAreRejected) {
   expect_rejected(*soap_, replace_once(object_wire, ">true<", ">yes<"), "'wsb:active'");
   expect_rejected(*soap_, replace_once(object_wire, ">0.5<", ">0.5x<"), "'wsb:value'");
 
-  const BuildingCollection gml{{{"b", "n", 1.5, 2, {{1.5, 2.5}}}}};
+  const BuildingCollection gml{{{"b", "n", 1.5, 2, {{1.5, 2.5}, {1, 0}, {0, 1}, {1.5, 2.5}}}}};
   const std::string gml_wire = encode(*soap_, gml);
-  expect_rejected(*soap_, replace_once(gml_wire, " y=\"2.5\"", ""), "missing required attribute");
-  expect_rejected(*soap_, replace_once(gml_wire, "x=\"1.5\"", "x=\"east\""), "'wsb:point'");
+  expect_rejected(*soap_, replace_once(gml_wire, " srsDimension=\"2\"", ""),
+                  "missing required attribute");
+  expect_rejected(*soap_, replace_once(gml_wire, ">2<", ">two<"), "'wsb:floors'");
 }
 
 TEST_F(SoapCodecTest, InvalidBase64CharactersAreRejected) {

@@ -7,6 +7,7 @@
 #include <variant>
 
 #include "common/codec.h"
+#include "common/gml.h"
 
 namespace wsb::soap {
 namespace {
@@ -73,19 +74,21 @@ struct Binder::Visitor {
   }
   void operator()(const BuildingCollection& p) const {
     wsb__BuildingList* l = checked(soap_new_wsb__BuildingList(b.ctx_));
-    l->building.resize(p.buildings.size());
+    l->gml__featureMember.resize(p.buildings.size());
     for (std::size_t i = 0; i < p.buildings.size(); ++i) {
       const Building& m = p.buildings[i];
-      wsb__Building& w = l->building[i];
-      w.id = m.id;
-      w.name = m.name;
+      if (const std::string why = gml::problem(m); !why.empty())
+        throw std::invalid_argument("soap: " + why);
+      wsb__Building& w = l->gml__featureMember[i].Building;
+      w.gml__id = m.id;
+      w.gml__name = m.name;
       w.height = m.height;
       w.floors = m.floors;
-      w.point.resize(m.footprint.size());
-      for (std::size_t j = 0; j < m.footprint.size(); ++j) {
-        w.point[j].x = m.footprint[j].x;
-        w.point[j].y = m.footprint[j].y;
-      }
+      gml__PolygonType& polygon = w.footprint.gml__Polygon;
+      polygon.srsName = gml::kSrsName;
+      gml__DirectPositionListType& pos_list = polygon.gml__exterior.gml__LinearRing.gml__posList;
+      pos_list.srsDimension = gml::kSrsDimension;
+      gml::append_pos_list(m.footprint, pos_list.__item);
     }
     set(SOAP_UNION_wsb__PayloadChoice_buildings).buildings = l;
   }
@@ -203,12 +206,20 @@ Message Unbinder::message(wsb__Message& w) const {
 
 BuildingCollection Unbinder::buildings(wsb__BuildingList& l) const {
   BuildingCollection p;
-  p.buildings.reserve(l.building.size());
-  for (wsb__Building& w : l.building) {
-    Building b{take(w.id), take(w.name), w.height, w.floors, {}};
-    b.footprint.reserve(w.point.size());
-    for (const wsb__Point& pt : w.point) b.footprint.push_back({pt.x, pt.y});
-    p.buildings.push_back(std::move(b));
+  p.buildings.reserve(l.gml__featureMember.size());
+  for (wsb__BuildingMember& member : l.gml__featureMember) {
+    wsb__Building& w = member.Building;
+    const gml__PolygonType& polygon = w.footprint.gml__Polygon;
+    if (polygon.srsName != gml::kSrsName)
+      fail("gml:Polygon srsName '" + polygon.srsName.substr(0, 60) + "' is not " + gml::kSrsName);
+    const gml__DirectPositionListType& pos_list =
+        polygon.gml__exterior.gml__LinearRing.gml__posList;
+    if (pos_list.srsDimension != gml::kSrsDimension) fail("gml:posList srsDimension must be 2");
+    Building& b = p.buildings.emplace_back(
+        Building{take(w.gml__id), take(w.gml__name), w.height, w.floors, {}});
+    if (const std::string why = gml::parse_pos_list(pos_list.__item, b.footprint); !why.empty())
+      fail("gml:" + why);
+    if (const std::string why = gml::problem(b); !why.empty()) fail(why);
   }
   return p;
 }

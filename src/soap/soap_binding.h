@@ -23,8 +23,9 @@ using Context = ::soap;  // gSOAP's engine context (this namespace shadows the n
 // maxoccurs 100,000, maxlevel 10,000, maxlength 0 (unbounded); the library
 // is built with SOAP_MAXALLOCSIZE 0 (no allocation cap).
 //
-// XML nesting depth (soap::maxlevel). Our deepest element is 7 levels down
-// (Envelope/Body/getResponse/messages/message/record/title); 32 also admits
+// XML nesting depth (soap::maxlevel). Our deepest element is 11 levels down
+// (Envelope/Body/getResponse/buildings/featureMember/Building/footprint/
+// Polygon/exterior/LinearRing/posList); 32 also admits
 // a SOAP Fault's detail and stops deeply nested junk early.
 inline constexpr unsigned kMaxLevel = 32;
 // String length (soap::maxlength): unbounded, as by default; the message

@@ -182,6 +182,10 @@ union wsb__PayloadChoice {
   struct xsd__base64Binary *binary;
   struct wsb__BuildingList *buildings;
   struct wsb__MessageList *messages;
+  // soap-mtom's form of `buildings`: the same <wsb:buildings> element as
+  // a GML document of its own, sent as an MTOM attachment (as cha-et-al
+  // sent GML files), with MIME type application/gml+xml.
+  struct xsd__base64Binary *buildingsDocument;
 };
 
 // A payload as a parameter (echo's request).

@@ -10,7 +10,8 @@
 //   </SOAP-ENV:Body></SOAP-ENV:Envelope>
 // For soap-mtom that envelope is the root part of a multipart/related
 // package and each non-empty binary is a raw MIME part referenced by
-// <xop:Include href="cid:..."/>.
+// <xop:Include href="cid:..."/>; buildings are such a part too, as a GML
+// document (soap_binding.h).
 //
 // bind/write and read/unbind go through gSOAP's generated structs. How
 // strict decoding is, and which gSOAP leniencies are kept and why, is in

@@ -188,8 +188,8 @@ bool stage_available(const CodecEntry& entry, Step step) {
 
 }  // namespace
 
-void register_codec_benchmarks(Sweep sweep, std::int64_t iterations) {
-  const auto payloads = codec_payloads(sweep);
+void register_codec_benchmarks(Sweep sweep, Strings strings, std::int64_t iterations) {
+  const auto payloads = codec_payloads(sweep, strings);
   for (const auto& spec : payloads) {
     auto* b = benchmark::RegisterBenchmark(("memcpy/" + spec.label()).c_str(),
                                            [spec](benchmark::State& s) { run_memcpy(s, spec); });

@@ -9,7 +9,8 @@ namespace wsb::bench {
 // encode/<codec>/<payload>, decode/..., the bind/write/read/unbind stages
 // where a codec has a representation of its own, and memcpy/<payload>.
 // `iterations` > 0 fixes the iteration count (for instruction counting);
-// 0 lets Google Benchmark choose.
-void register_codec_benchmarks(Sweep sweep, std::int64_t iterations);
+// 0 lets Google Benchmark choose. `strings` is the text of the payloads'
+// generated strings.
+void register_codec_benchmarks(Sweep sweep, Strings strings, std::int64_t iterations);
 
 }  // namespace wsb::bench

@@ -100,6 +100,7 @@ std::size_t stack_offset_from_environment() {
   std::vector<std::string> targets;
   std::string placements = "same";
   std::int64_t iterations = 0;
+  std::string strings = "plain";
   options.add_options()("help,h", "show this help, then Google Benchmark's flags")(
       "full", "run the whole catalogue, including 16-64 MiB binaries and gml/5000, gml/10000")(
       "placement", po::value(&placements)->default_value("same"),
@@ -116,7 +117,11 @@ std::size_t stack_offset_from_environment() {
       "list-codecs", "list the registered codecs and stacks and exit")(
       "no-probes",
       "mark no phase points in clients and servers (no clock reads): rows carry no phase "
-      "columns; measures what the probes cost");
+      "columns; measures what the probes cost")(
+      "strings", po::value(&strings)->default_value("plain"),
+      "text of the codec cases' generated strings: plain (ASCII, as in the studies) or escaped "
+      "(every 8th string with XML specials and multi-byte UTF-8; labels get ':escaped'); round "
+      "trips and --wire-sizes always use plain");
   help_options = &options;
 
   // Google Benchmark consumes its flags first and leaves ours.
@@ -146,7 +151,9 @@ std::size_t stack_offset_from_environment() {
   wsb::bench::RttOptions rtt;
   rtt.sweep = sweep;
   rtt.iterations = iterations;
+  wsb::Strings string_shape = wsb::Strings::plain;
   try {
+    string_shape = wsb::strings_from_name(strings);
     rtt.placements.clear();
     for (std::size_t start = 0; start <= placements.size();) {
       const auto comma = std::min(placements.find(',', start), placements.size());
@@ -171,6 +178,8 @@ std::size_t stack_offset_from_environment() {
   benchmark::AddCustomContext("wsbench_sweep",
                               sweep == wsb::bench::Sweep::full ? "full" : "standard");
   benchmark::AddCustomContext("wsbench_payload_seed", std::to_string(wsb::kDefaultSeed));
+  benchmark::AddCustomContext("wsbench_payload_strings",
+                              std::string(wsb::strings_name(string_shape)) + " (codec cases)");
   benchmark::AddCustomContext("wsbench_placement", placements);
   benchmark::AddCustomContext("wsbench_process_affinity", wsb::current_affinity());
   std::string target_list;
@@ -205,7 +214,7 @@ std::size_t stack_offset_from_environment() {
                         (calibration_cpu ? std::to_string(*calibration_cpu) : "unpinned")
                   : "skipped (listing cases or under valgrind)");
 
-  wsb::bench::register_codec_benchmarks(sweep, iterations);
+  wsb::bench::register_codec_benchmarks(sweep, string_shape, iterations);
   wsb::bench::register_rtt_benchmarks(rtt);
   aftermath.ticks_before = wsb::read_cpu_ticks();
   benchmark::RunSpecifiedBenchmarks();

@@ -2,7 +2,7 @@
 
 namespace wsb::bench {
 
-std::vector<PayloadSpec> codec_payloads(Sweep sweep) {
+std::vector<PayloadSpec> codec_payloads(Sweep sweep, Strings strings) {
   constexpr std::size_t MiB = std::size_t{1} << 20;
   const bool full = sweep == Sweep::full;
   std::vector<PayloadSpec> specs;
@@ -18,6 +18,7 @@ std::vector<PayloadSpec> codec_payloads(Sweep sweep) {
     if (full || mib == 1) specs.push_back({Kind::binary, mib * MiB});
   for (const std::size_t n : {1, 10, 100, 1000, 5000, 10000})
     if (full || n == 10 || n == 1000) specs.push_back({Kind::gml, n});
+  for (auto& spec : specs) spec.strings = strings;
   return specs;
 }
 

@@ -233,6 +233,7 @@ def print_header(ctx, path):
         ("load avg", ctx.get("load_avg")),
         ("build", ctx.get("wsbench_build_type")),
         ("sweep", ctx.get("wsbench_sweep")),
+        ("strings", ctx.get("wsbench_payload_strings")),
         ("placement", ctx.get("wsbench_placement")),
         ("probes", ctx.get("probes")),
         ("phases", ctx.get("server_phases")),

@@ -68,16 +68,29 @@ std::vector<NamedPayload> make_conformance_payloads() {
        MessageList{{Message{{"r", "s", "t", 1}, {edge_record(2, 3, 4, kNasty)}, {}},
                     Message{{"r", "s", "t", 2}, {}, all_byte_values()}, Message{}}}},
       {"gml_empty", BuildingCollection{}},
+      // GML's constraints hold (gml:id an NCName, a closed ring of 4 or
+      // more points); the values are edge cases.
       {"gml_edge",
-       BuildingCollection{{{"b-1", kNasty, 0.30000000000000004, I32::max(), {}},
-                           {"", "", -1e-300, 0, {{1.0 / 3.0, -2.0 / 3.0}, {1e300, -1e-300}}}}}},
+       BuildingCollection{
+           {{"b-1", kNasty, 0.30000000000000004, I32::max(), {{0, 0}, {1, 0}, {0, 1}, {0, 0}}},
+            {"_.x",
+             "",
+             -1e-300,
+             0,
+             {{1.0 / 3.0, -2.0 / 3.0},
+              {1e300, -1e-300},
+              {-0.0, Dbl::denorm_min()},
+              {1.0 / 3.0, -2.0 / 3.0}}}}}},
   };
-  for (const char* label : {"text", "ints/200", "strings/200", "objects/200", "message-a/100",
-                            "message-b/128KiB", "binary/1KiB", "gml/3"}) {
+  // Both string shapes: plain (the studies' text) and escaped.
+  for (const char* label :
+       {"text", "ints/200", "strings/200", "objects/200", "message-a/100", "message-b/128KiB",
+        "binary/1KiB", "gml/3", "strings/200:escaped", "objects/200:escaped",
+        "message-a/100:escaped", "message-b/128KiB:escaped", "gml/3:escaped"}) {
     const PayloadSpec spec = parse_spec(label);
     std::string name = "generated_" + spec.label();
     for (auto& c : name)
-      if (c == '/' || c == '-') c = '_';
+      if (c == '/' || c == '-' || c == ':') c = '_';
     cases.push_back({name, generate(spec)});
   }
   return cases;

@@ -42,8 +42,40 @@ TEST(Payload, CatalogueShapesMatchThePapers) {
   }
 }
 
-TEST(Payload, AFixedFractionOfStringsNeedsEscaping) {
-  const auto strings = std::get<StringArray>(generate(parse_spec("strings/800"))).values;
+TEST(Payload, PlainStringsAreTheStudiesAsciiText) {
+  for (const char* label : {"strings/800", "objects/200", "message-a/100", "gml/10"}) {
+    const Payload p = generate(parse_spec(label));
+    std::vector<std::string> texts;
+    if (const auto* s = std::get_if<StringArray>(&p)) texts = s->values;
+    if (const auto* o = std::get_if<ObjectArray>(&p))
+      for (const auto& v : o->values) texts.push_back(v.name);
+    if (const auto* m = std::get_if<Message>(&p)) {
+      texts = {m->meta.recipient, m->meta.sender, m->meta.auth_token};
+      for (const auto& r : m->records) texts.insert(texts.end(), {r.title, r.author, r.body});
+    }
+    if (const auto* g = std::get_if<BuildingCollection>(&p))
+      for (const auto& b : g->buildings) texts.push_back(b.name);
+    ASSERT_FALSE(texts.empty()) << label;
+    for (const auto& t : texts)
+      EXPECT_EQ(t.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                    "0123456789 "),
+                std::string::npos)
+          << label << ": '" << t << "'";
+  }
+}
+
+TEST(Payload, EscapedVariantDiffersOnlyWhereThereAreStrings) {
+  EXPECT_FALSE(generate(parse_spec("message-a/100")) ==
+               generate(parse_spec("message-a/100:escaped")));
+  PayloadSpec ints = parse_spec("ints/200");
+  PayloadSpec escaped_ints = ints;
+  escaped_ints.strings = Strings::escaped;
+  EXPECT_TRUE(generate(ints) == generate(escaped_ints));
+  EXPECT_EQ(escaped_ints.label(), "ints/200") << "the suffix only where the payload changes";
+}
+
+TEST(Payload, AFixedFractionOfEscapedStringsNeedsEscaping) {
+  const auto strings = std::get<StringArray>(generate(parse_spec("strings/800:escaped"))).values;
   std::size_t special = 0;
   for (const auto& s : strings)
     if (s.find_first_of("<>&\"'\x80\x81\x82\x83\x84\x85\x86\x87\x88\x89\x8a\x8b\x8c\x8d\x8e\x8f"
@@ -64,10 +96,15 @@ TEST(Payload, AFixedFractionOfStringsNeedsEscaping) {
 
 TEST(Payload, LabelsRoundTripAndBadLabelsAreRejected) {
   for (const char* label :
-       {"text", "ints/200", "message-a/100", "message-b/128KiB", "binary/64MiB", "gml/10000"})
+       {"text", "ints/200", "message-a/100", "message-b/128KiB", "binary/64MiB", "gml/10000",
+        "strings/800:escaped", "message-b/128KiB:escaped", "gml/10:escaped"})
     EXPECT_EQ(parse_spec(label).label(), label);
   EXPECT_EQ(parse_spec("binary/1048576").label(), "binary/1MiB");
-  for (const char* bad : {"", "ints", "ints/", "ints/x", "nope/3", "text/3", "binary/1GiBx"})
+  EXPECT_EQ(parse_spec("objects/200:escaped").strings, Strings::escaped);
+  EXPECT_EQ(parse_spec("objects/200").strings, Strings::plain);
+  for (const char* bad :
+       {"", "ints", "ints/", "ints/x", "nope/3", "text/3", "binary/1GiBx", "ints/200:escaped",
+        "binary/1MiB:escaped", "text:escaped", "strings/8:plain", "strings:escaped"})
     EXPECT_THROW(parse_spec(bad), std::invalid_argument) << bad;
 }
 

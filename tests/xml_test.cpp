@@ -13,6 +13,7 @@
 
 #include "common/codec.h"
 #include "conformance_cases.h"
+#include "gml_structure.h"
 #include "test_helpers.h"
 
 namespace wsb {
@@ -70,6 +71,20 @@ class XmlCodecTest : public ::testing::Test {
   static std::string doc(const std::string& root, const std::string& inner) {
     return "<" + root + " xmlns=\"" + kNs + "\">" + inner + "</" + root + ">";
   }
+  // One building as GML 3, with the given gml:id, srsName, srsDimension and
+  // posList text.
+  static std::string gml_doc(const std::string& id, const std::string& srs,
+                             const std::string& dimension, const std::string& pos_list) {
+    return "<buildings xmlns=\"" + std::string(kNs) +
+           "\" xmlns:gml=\"http://www.opengis.net/gml\"><gml:featureMember><Building gml:id=\"" +
+           id +
+           "\"><gml:name>n</gml:name><height>1.5</height><floors>2</floors><footprint>"
+           "<gml:Polygon srsName=\"" +
+           srs + "\"><gml:exterior><gml:LinearRing><gml:posList srsDimension=\"" + dimension +
+           "\">" + pos_list +
+           "</gml:posList></gml:LinearRing></gml:exterior></gml:Polygon></footprint></Building>"
+           "</gml:featureMember></buildings>";
+  }
   static std::string object(const std::string& id, const std::string& extra = "") {
     return "<object><id>" + id + "</id><name>n</name><value>1.5</value><active>true</active>" +
            extra + "</object>";
@@ -111,10 +126,12 @@ TEST_F(XmlCodecTest, OutputIsWellFormedWithTheKindAsRootInTheNamespace) {
     ASSERT_NE(root->ns, nullptr) << label;
     EXPECT_EQ(str(root->ns->href), kNs) << label;
     EXPECT_EQ(root->ns->prefix, nullptr) << label << ": expected the default namespace";
-    // Every element is in the same namespace.
+    // Every element is in the same namespace (GML's feature members in GML's).
     for (const xmlNode* c : element_children(root)) {
       ASSERT_NE(c->ns, nullptr);
-      EXPECT_EQ(str(c->ns->href), kNs) << label;
+      EXPECT_EQ(str(c->ns->href),
+                root_name == std::string("buildings") ? testing::kGmlNamespace : kNs)
+          << label;
     }
   }
 }
@@ -142,13 +159,17 @@ TEST_F(XmlCodecTest, ElementsMirrorTheModel) {
     EXPECT_EQ(text_of(fields[i]), texts[i]);
   }
 
-  const Doc gml =
-      parse_dom(encode(BuildingCollection{{{"b", "n", 3.5, 2, {{1.0, 2.5}, {-3.0, 1e300}}}}}));
+  const Doc gml = parse_dom(encode(
+      BuildingCollection{{{"b", "n", 3.5, 2, {{1.0, 2.5}, {-3.0, 1e300}, {0, 0}, {1.0, 2.5}}}}}));
   ASSERT_NE(gml, nullptr);
-  const auto building = element_children(element_children(xmlDocGetRootElement(gml.get()))[0]);
-  ASSERT_EQ(building.size(), 5u);
-  EXPECT_EQ(str(building[4]->name), "footprint");
-  EXPECT_EQ(text_of(building[4]), "1 2.5 -3 1e+300");
+  const xmlNode* pos_list = xmlDocGetRootElement(gml.get());
+  for (int depth = 0; depth < 7; ++depth) {
+    const auto children = element_children(pos_list);
+    ASSERT_FALSE(children.empty()) << "GML path ends at depth " << depth;
+    pos_list = children.back();
+  }
+  EXPECT_EQ(str(pos_list->name), "posList");
+  EXPECT_EQ(text_of(pos_list), "1 2.5 -3 1e+300 0 0 1 2.5");
 
   // Empty optional parts are left out; the binary is libxml2's base64.
   const Doc msg = parse_dom(encode(Message{{"r", "s", "t", -5}, {}, {0xff, 0x00, 0x41}}));
@@ -233,10 +254,41 @@ TEST_F(XmlCodecTest, RejectsWrongValues) {
                       "<object><id>1</id><name>n</name><value>1</value>"
                       "<active>yes</active></object>"),
                   "not true or false");
-  expect_rejected(doc("buildings",
-                      "<building><id>b</id><name>n</name><height>1</height>"
-                      "<floors>1</floors><footprint>1 2 3</footprint></building>"),
+  expect_rejected(gml_doc("b", "urn:ogc:def:crs:EPSG::3067", "2", "1 2 3"),
                   "odd number of coordinates");
+  expect_rejected(gml_doc("b", "urn:ogc:def:crs:EPSG::3067", "2", "1 2 3 x 1 2 1 2"),
+                  "'x' is not a number");
+}
+
+TEST_F(XmlCodecTest, BuildingsAreGml3Features) {
+  for (const char* label : {"gml/3", "gml/3:escaped"}) {
+    const auto gml = std::get<BuildingCollection>(generate(parse_spec(label)));
+    const Doc d = parse_dom(encode(gml));
+    ASSERT_NE(d, nullptr);
+    EXPECT_EQ(testing::gml_collection_problems(xmlDocGetRootElement(d.get()), kNs, gml), "")
+        << label;
+  }
+  const std::string ring = "1 2 3 4 5 6 1 2";
+  const std::string epsg = "urn:ogc:def:crs:EPSG::3067";
+  EXPECT_EQ(std::get<BuildingCollection>(decode(gml_doc("b-1", epsg, "2", ring))),
+            (BuildingCollection{{{"b-1", "n", 1.5, 2, {{1, 2}, {3, 4}, {5, 6}, {1, 2}}}}}));
+  expect_rejected(gml_doc("b", "EPSG:4326", "2", ring), "srsName 'EPSG:4326' is not");
+  expect_rejected(gml_doc("b", epsg, "3", ring), "srsDimension must be 2");
+  expect_rejected(gml_doc("1b", epsg, "2", ring), "not an NCName");
+  expect_rejected(gml_doc("b", epsg, "2", "1 2 3 4 1 2"), "at least 4 points");
+  expect_rejected(gml_doc("b", epsg, "2", "1 2 3 4 5 6 7 8"), "not closed");
+  std::string no_id = gml_doc("b", epsg, "2", ring);
+  const std::string id_attribute = " gml:id=\"b\"";
+  no_id.erase(no_id.find(id_attribute), id_attribute.size());
+  expect_rejected(no_id, "lacks a required attribute");
+  std::string wrong_ns = gml_doc("b", epsg, "2", ring);
+  wrong_ns.replace(wrong_ns.find("<gml:exterior>"), 14, "<exterior>");
+  wrong_ns.replace(wrong_ns.find("</gml:exterior>"), 15, "</exterior>");
+  expect_rejected(wrong_ns, "<exterior> is not in namespace http://www.opengis.net/gml");
+  EXPECT_THROW(encode(BuildingCollection{{{"b", "n", 1, 1, {{1, 2}, {3, 4}, {1, 2}}}}}),
+               std::invalid_argument);
+  EXPECT_THROW(encode(BuildingCollection{{{"b c", "n", 1, 1, {{1, 2}, {3, 4}, {5, 6}, {1, 2}}}}}),
+               std::invalid_argument);
 }
 
 TEST_F(XmlCodecTest, MessageListIsMessagesWithMessageChildren) {

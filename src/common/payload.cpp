@@ -66,10 +66,11 @@ std::string make_string(Rng& rng, std::size_t length, bool special) {
 
 class Generator {
  public:
-  explicit Generator(std::uint64_t seed) : rng_(seed) {}
+  Generator(std::uint64_t seed, Strings strings) : rng_(seed), strings_(strings) {}
 
   std::string next_string(std::size_t length) {
-    const bool special = (strings_made_++ % kSpecialStringPeriod) == kSpecialStringPeriod - 1;
+    const bool special = strings_ == Strings::escaped &&
+                         (strings_made_++ % kSpecialStringPeriod) == kSpecialStringPeriod - 1;
     return make_string(rng_, length, special);
   }
   std::int32_t next_i32() { return static_cast<std::int32_t>(rng_.next()); }
@@ -93,6 +94,7 @@ class Generator {
 
  private:
   Rng rng_;
+  Strings strings_;
   std::size_t strings_made_ = 0;
 };
 
@@ -195,20 +197,45 @@ Kind kind_from_name(std::string_view name) {
   throw std::invalid_argument("unknown payload kind '" + std::string(name) + "'");
 }
 
+std::string_view strings_name(Strings strings) {
+  return strings == Strings::escaped ? "escaped" : "plain";
+}
+
+Strings strings_from_name(std::string_view name) {
+  if (name == "plain") return Strings::plain;
+  if (name == "escaped") return Strings::escaped;
+  throw std::invalid_argument("unknown string shape '" + std::string(name) +
+                              "' (plain or escaped)");
+}
+
+bool has_generated_strings(Kind kind) {
+  return kind != Kind::text && kind != Kind::ints && kind != Kind::binary;
+}
+
 std::string PayloadSpec::label() const {
   const std::string kind_part(kind_name(kind));
+  const std::string suffix =
+      strings == Strings::escaped && has_generated_strings(kind) ? std::string(kEscapedSuffix) : "";
   switch (kind) {
     case Kind::text:
       return kind_part;
     case Kind::message_b:
     case Kind::binary:
-      return kind_part + "/" + size_label(n);
+      return kind_part + "/" + size_label(n) + suffix;
     default:
-      return kind_part + "/" + std::to_string(n);
+      return kind_part + "/" + std::to_string(n) + suffix;
   }
 }
 
 PayloadSpec parse_spec(std::string_view label) {
+  if (label.ends_with(kEscapedSuffix)) {
+    PayloadSpec spec = parse_spec(label.substr(0, label.size() - kEscapedSuffix.size()));
+    if (!has_generated_strings(spec.kind))
+      throw std::invalid_argument("payload '" + std::string(label) +
+                                  "' has no generated strings to escape");
+    spec.strings = Strings::escaped;
+    return spec;
+  }
   const auto slash = label.find('/');
   const Kind kind = kind_from_name(label.substr(0, slash));
   if (kind == Kind::text) {
@@ -222,7 +249,7 @@ PayloadSpec parse_spec(std::string_view label) {
 }
 
 Payload generate(const PayloadSpec& spec, std::uint64_t seed) {
-  Generator g(seed ^ (static_cast<std::uint64_t>(spec.kind) << 56) ^ spec.n);
+  Generator g(seed ^ (static_cast<std::uint64_t>(spec.kind) << 56) ^ spec.n, spec.strings);
   switch (spec.kind) {
     case Kind::text:
       // The E1 "network latency" reply: fixed, short, plain.

@@ -123,27 +123,46 @@ std::string_view kind_name(Kind kind);
 // Throws std::invalid_argument for an unknown name.
 Kind kind_from_name(std::string_view name);
 
+// The text in generated strings. `plain` (the default) is ASCII letters,
+// digits and spaces, the shape of the studies' payloads. `escaped` makes
+// every kSpecialStringPeriod-th string mix in XML specials and 2- and 3-byte
+// UTF-8, so each codec's escaping path is measured too.
+enum class Strings { plain, escaped };
+
+std::string_view strings_name(Strings strings);
+// Throws std::invalid_argument for an unknown name.
+Strings strings_from_name(std::string_view name);
+
+// Whether the kind has generated strings, i.e. whether `Strings` changes it
+// (not for text, ints and binary).
+bool has_generated_strings(Kind kind);
+
 // A catalogue entry and its size: item count for arrays, record count for
 // message-a, attachment bytes for message-b, bytes for binary, building
 // count for gml; ignored for text.
 struct PayloadSpec {
   Kind kind = Kind::text;
   std::size_t n = 0;
+  Strings strings = Strings::plain;
 
-  // Stable label used in benchmark names, e.g. "ints/3200", "binary/1MiB".
+  // Stable label used in benchmark names, e.g. "ints/3200", "binary/1MiB",
+  // "strings/800:escaped". The suffix appears only where it changes the
+  // payload, so equal labels always mean equal payloads.
   std::string label() const;
   bool operator==(const PayloadSpec&) const = default;
 };
 
+inline constexpr std::string_view kEscapedSuffix = ":escaped";
+
 // Parses a label as produced by PayloadSpec::label(); throws
-// std::invalid_argument on malformed input.
+// std::invalid_argument on malformed input (including ":escaped" on a kind
+// without generated strings).
 PayloadSpec parse_spec(std::string_view label);
 
 inline constexpr std::uint64_t kDefaultSeed = 0x5eed'2009'0001ULL;
 
-// Every 8th generated string (kSpecialStringPeriod) carries XML special
-// characters and 2- and 3-byte UTF-8, so every codec's escaping path is in
-// the measurement; the rest are plain ASCII, as in the studies' data.
+// In Strings::escaped payloads, every 8th generated string carries XML
+// special characters and 2- and 3-byte UTF-8; the rest are plain ASCII.
 // 4-byte UTF-8 (outside the Basic Multilingual Plane) is left to the edge-case
 // tests: xmlrpc-c cannot carry it, and the catalogue must fit every codec.
 inline constexpr std::size_t kSpecialStringPeriod = 8;

@@ -15,6 +15,8 @@
 //     handle that must stay alive while the member is used)
 //   std::pair<std::string_view, const Node*> only_member(top's handle)
 //   [[noreturn]] void fail(const std::string&)
+//   static constexpr bool kGeoJson: buildings as a GeoJSON FeatureCollection
+//     (JSON) rather than an array of building structs (XML-RPC)
 #pragma once
 
 #include <cstdint>
@@ -70,7 +72,14 @@ class TreeDecoder {
     }
     if (kind == "buildings") {
       BuildingCollection p;
-      each(*v, "buildings", p.buildings, [](const Node& b) { return building(b); });
+      if constexpr (Tree::kGeoJson) {
+        decltype(auto) collection = Tree::object(*v, "buildings");
+        expect_type(collection, "FeatureCollection");
+        each(Tree::member(collection, "features"), "features", p.buildings,
+             [](const Node& f) { return feature(f); });
+      } else {
+        each(*v, "buildings", p.buildings, [](const Node& b) { return building(b); });
+      }
       return p;
     }
     Tree::fail("unknown payload member '" + std::string(kind) + "'");
@@ -123,6 +132,43 @@ class TreeDecoder {
     return r;
   }
 
+  // {"type": "Feature", "id", "properties": {"name", "height", "floors"},
+  //  "geometry": {"type": "Polygon", "coordinates": [[[x, y], ...]]}}: the
+  // one ring is the footprint (the model has no holes).
+  static Building feature(const Node& v) {
+    decltype(auto) f = Tree::object(v, "feature");
+    expect_type(f, "Feature");
+    Building b;
+    b.id = Tree::string_of(Tree::member(f, "id"), "id");
+    decltype(auto) properties = Tree::object(Tree::member(f, "properties"), "properties");
+    b.name = Tree::string_of(Tree::member(properties, "name"), "name");
+    b.height = Tree::double_of(Tree::member(properties, "height"), "height");
+    b.floors = Tree::int32_of(Tree::member(properties, "floors"), "floors");
+    decltype(auto) geometry = Tree::object(Tree::member(f, "geometry"), "geometry");
+    expect_type(geometry, "Polygon");
+    const auto rings = Tree::array(Tree::member(geometry, "coordinates"), "coordinates");
+    if (Tree::size(rings) != 1) Tree::fail("a building's Polygon must have exactly one ring");
+    positions(rings[0], b.footprint);
+    return b;
+  }
+
+  template <class Object>
+  static void expect_type(const Object& o, const char* type) {
+    if (Tree::string_of(Tree::member(o, "type"), "type") != type)
+      Tree::fail(std::string("\"type\" must be \"") + type + "\"");
+  }
+
+  // [[x, y], ...] into `out`.
+  static void positions(const Node& v, std::vector<Point>& out) {
+    const auto points = Tree::array(v, "footprint");
+    out.reserve(Tree::size(points));
+    for (const auto& p : points) {
+      const auto xy = Tree::array(p, "point");
+      if (Tree::size(xy) != 2) Tree::fail("point does not have two coordinates");
+      out.push_back({Tree::double_of(xy[0], "x"), Tree::double_of(xy[1], "y")});
+    }
+  }
+
   static Building building(const Node& v) {
     decltype(auto) s = Tree::object(v, "building");
     Building b;
@@ -130,13 +176,7 @@ class TreeDecoder {
     b.name = Tree::string_of(Tree::member(s, "name"), "name");
     b.height = Tree::double_of(Tree::member(s, "height"), "height");
     b.floors = Tree::int32_of(Tree::member(s, "floors"), "floors");
-    const auto points = Tree::array(Tree::member(s, "footprint"), "footprint");
-    b.footprint.reserve(Tree::size(points));
-    for (const auto& p : points) {
-      const auto xy = Tree::array(p, "point");
-      if (Tree::size(xy) != 2) Tree::fail("point does not have two coordinates");
-      b.footprint.push_back({Tree::double_of(xy[0], "x"), Tree::double_of(xy[1], "y")});
-    }
+    positions(Tree::member(s, "footprint"), b.footprint);
     return b;
   }
 };

@@ -14,7 +14,10 @@
 //                "attachment": "<base64>"}}
 //   {"messages": [<message object as above>, ...]}
 //   {"binary": "<base64>"}
-//   {"buildings": [{"id", "name", "height", "floors", "footprint": [[x, y]]}]}
+//   {"buildings": {"type": "FeatureCollection", "features": [
+//     {"type": "Feature", "id", "properties": {"name", "height", "floors"},
+//      "geometry": {"type": "Polygon", "coordinates": [[[x, y], ...]]}}]}}
+//   (GeoJSON's shape; its coordinates here are EPSG:3067, not WGS 84)
 // "records" and "attachment" may be absent when empty; every other member is
 // required.
 #include <rapidjson/document.h>
@@ -101,18 +104,32 @@ class Encoder {
   }
   void operator()(const BuildingCollection& p) {
     key("buildings");
+    w_.StartObject();
+    key("type");
+    w_.String("FeatureCollection");
+    key("features");
     w_.StartArray();
     for (const auto& b : p.buildings) {
       w_.StartObject();
+      key("type");
+      w_.String("Feature");
       key("id");
       write_string(w_, b.id);
+      key("properties");
+      w_.StartObject();
       key("name");
       write_string(w_, b.name);
       key("height");
       w_.Double(b.height);
       key("floors");
       w_.Int(b.floors);
-      key("footprint");
+      w_.EndObject();
+      key("geometry");
+      w_.StartObject();
+      key("type");
+      w_.String("Polygon");
+      key("coordinates");
+      w_.StartArray();
       w_.StartArray();
       for (const auto& pt : b.footprint) {
         w_.StartArray();
@@ -121,9 +138,12 @@ class Encoder {
         w_.EndArray();
       }
       w_.EndArray();
+      w_.EndArray();
+      w_.EndObject();
       w_.EndObject();
     }
     w_.EndArray();
+    w_.EndObject();
   }
 
   JsonWriter& writer() { return w_; }
@@ -246,6 +266,7 @@ void bytes_of(const Value& v, const char* what, Bytes& out) {
 
 // RapidJSON's DOM as a TreeDecoder policy.
 struct JsonTree {
+  static constexpr bool kGeoJson = true;
   using Node = Value;
   static const Value& object(const Value& v, const char* what) { return rest::object(v, what); }
   static Value::ConstArray array(const Value& v, const char* what) { return rest::array(v, what); }

@@ -17,28 +17,35 @@
 //            <attachment>base64</attachment></message>
 //   <messages><message>...</message>...</messages>
 //   <binary>base64</binary>
-//   <buildings><building><id/><name/><height/><floors/>
-//              <footprint>x1 y1 x2 y2 ...</footprint></building>...</buildings>
-// The footprint is a whitespace-separated coordinate list like gml:posList.
+//   <buildings xmlns:gml="http://www.opengis.net/gml">   (GML 3, common/gml.h)
+//     <gml:featureMember><Building gml:id="..."><gml:name/><height/><floors/>
+//       <footprint><gml:Polygon srsName="..."><gml:exterior><gml:LinearRing>
+//         <gml:posList srsDimension="2">x1 y1 x2 y2 ...</gml:posList>
+//       </gml:LinearRing></gml:exterior></gml:Polygon></footprint>
+//     </Building></gml:featureMember>...</buildings>
 // <records> and <attachment> are omitted when empty; every other element is
 // required, in this order. Numbers are std::to_chars output (shortest form
 // that round-trips), booleans "true"/"false". The decoder rejects unknown,
 // missing, repeated or misplaced elements, attributes other than namespace
-// declarations, DTDs and entity references; it skips comments, processing
-// instructions and whitespace between elements, as an XML consumer should.
+// declarations and the GML ones above, DTDs and entity references; it skips
+// comments, processing instructions and whitespace between elements, as an
+// XML consumer should.
 #include <libxml/parser.h>
 #include <libxml/xmlIO.h>
 #include <libxml/xmlreader.h>
 #include <libxml/xmlwriter.h>
 
+#include <algorithm>
 #include <array>
 #include <charconv>
 #include <cstdio>
 #include <cstring>
+#include <initializer_list>
 #include <limits>
 #include <type_traits>
 
 #include "common/base64.h"
+#include "common/gml.h"
 #include "rest/rest_codecs.h"
 
 namespace wsb::rest {
@@ -100,21 +107,33 @@ class Writer {
   }
 
   // The root element declares the default namespace; the others inherit it.
-  void open(const char* name) {
+  // `prefix` names a namespace declared on the root (declare()).
+  void open(const char* name, const char* prefix = nullptr) {
     check(depth_++ == 0 ? xmlTextWriterStartElementNS(writer_, nullptr, x(name), x(kNamespace))
-                        : xmlTextWriterStartElement(writer_, x(name)));
+          : prefix != nullptr ? xmlTextWriterStartElementNS(writer_, x(prefix), x(name), nullptr)
+                              : xmlTextWriterStartElement(writer_, x(name)));
+  }
+  // xmlns:prefix="uri" on the element just opened.
+  void declare(const char* prefix, const char* uri) {
+    check(xmlTextWriterWriteAttributeNS(writer_, x("xmlns"), x(prefix), nullptr, x(uri)));
+  }
+  // An attribute of the element just opened (escaped); `prefix` as in open().
+  void attribute(const char* name, const char* value, const char* prefix = nullptr) {
+    check(prefix != nullptr
+              ? xmlTextWriterWriteAttributeNS(writer_, x(prefix), x(name), nullptr, x(value))
+              : xmlTextWriterWriteAttribute(writer_, x(name), x(value)));
   }
   void close() {
     --depth_;
     check(xmlTextWriterEndElement(writer_));
   }
 
-  void string(const char* name, const std::string& s) {
+  void string(const char* name, const std::string& s, const char* prefix = nullptr) {
     // libxml2 takes NUL-terminated text and would silently stop at a NUL,
     // which XML 1.0 cannot carry at all.
     if (std::memchr(s.data(), '\0', s.size()) != nullptr)
       throw std::invalid_argument("xml: string contains U+0000, which XML cannot carry");
-    open(name);
+    open(name, prefix);
     check(xmlTextWriterWriteString(writer_, x(s.c_str())));  // escapes < > & " and CR
     close();
   }
@@ -142,17 +161,10 @@ class Writer {
                                      static_cast<int>(bytes.size())));
     close();
   }
-  // "x1 y1 x2 y2 ...", like gml:posList.
-  void points(const char* name, const std::vector<Point>& ring, std::string& scratch) {
-    scratch.clear();
-    char buf[32];
-    for (const auto& p : ring) {
-      if (!scratch.empty()) scratch += ' ';
-      scratch.append(buf, std::to_chars(buf, buf + sizeof buf, p.x).ptr);
-      scratch += ' ';
-      scratch.append(buf, std::to_chars(buf, buf + sizeof buf, p.y).ptr);
-    }
-    raw(name, scratch.data(), static_cast<std::ptrdiff_t>(scratch.size()));
+  // Text that needs no escaping (numbers) as the content of the element
+  // just opened.
+  void raw_text(const std::string& text) {
+    check(xmlTextWriterWriteRawLen(writer_, x(text.c_str()), static_cast<int>(text.size())));
   }
 
  private:
@@ -238,14 +250,27 @@ class Encoder {
   void operator()(const Binary& p) { w_.base64("binary", p.data); }
   void operator()(const BuildingCollection& p) {
     w_.open("buildings");
+    w_.declare("gml", gml::kNamespace);
     for (const auto& b : p.buildings) {
-      w_.open("building");
-      w_.string("id", b.id);
-      w_.string("name", b.name);
+      if (const std::string why = gml::problem(b); !why.empty())
+        throw std::invalid_argument("xml: " + why);
+      w_.open("featureMember", "gml");
+      w_.open("Building");
+      w_.attribute("id", b.id.c_str(), "gml");
+      w_.string("name", b.name, "gml");
       w_.number("height", b.height);
       w_.number("floors", b.floors);
-      w_.points("footprint", b.footprint, scratch_);
-      w_.close();
+      w_.open("footprint");
+      w_.open("Polygon", "gml");
+      w_.attribute("srsName", gml::kSrsName);
+      w_.open("exterior", "gml");
+      w_.open("LinearRing", "gml");
+      w_.open("posList", "gml");
+      w_.attribute("srsDimension", gml::kSrsDimension);
+      scratch_.clear();
+      gml::append_pos_list(b.footprint, scratch_);
+      w_.raw_text(scratch_);
+      for (int i = 0; i < 7; ++i) w_.close();  // posList ... featureMember
     }
     w_.close();
   }
@@ -262,6 +287,15 @@ class Encoder {
 std::string_view view(const xmlChar* s) {
   return s == nullptr ? std::string_view() : std::string_view(reinterpret_cast<const char*>(s));
 }
+
+// An attribute an element must carry: `ns` is its namespace URI (nullptr:
+// none), its value goes to `value`.
+struct Attribute {
+  const char* ns;
+  const char* name;
+  std::string* value;
+};
+using Attributes = std::initializer_list<Attribute>;
 
 // A pull cursor over the document. `type_` is the current node: after
 // advance() it is a start tag, an end tag or XML_READER_TYPE_NONE (end of
@@ -312,10 +346,11 @@ class Reader {
   }
   bool at_element() const { return type_ == XML_READER_TYPE_ELEMENT; }
 
-  // Consumes the start tag <name>. Returns false for an empty element
-  // (<name/>), which has no end tag to close().
-  bool open(const char* name) {
-    expect(name);
+  // Consumes the start tag <name> in namespace `ns`, which must carry
+  // exactly `attributes` (besides namespace declarations). Returns false for
+  // an empty element (<name/>), which has no end tag to close().
+  bool open(const char* name, const char* ns = kNamespace, Attributes attributes = {}) {
+    expect(name, ns, attributes);
     const bool has_content = xmlTextReaderIsEmptyElement(reader_) != 1;
     advance();
     return has_content;
@@ -329,9 +364,10 @@ class Reader {
   }
 
   // Consumes <name>text</name> (or <name/>), which must hold no element,
-  // replacing `out` with the text.
-  void text(const char* name, std::string& out) {
-    expect(name);
+  // replacing `out` with the text; `ns` and `attributes` as in open().
+  void text(const char* name, std::string& out, const char* ns = kNamespace,
+            Attributes attributes = {}) {
+    expect(name, ns, attributes);
     out.clear();
     if (xmlTextReaderIsEmptyElement(reader_) != 1) {
       for (;;) {
@@ -391,26 +427,37 @@ class Reader {
     fail("unexpected node of type " + std::to_string(type));
   }
 
-  // The current node must be the start tag <name> in our namespace, with no
-  // attributes other than namespace declarations.
-  void expect(const char* name) const {
+  // The current node must be the start tag <name> in namespace `ns`, with
+  // exactly `attributes` besides namespace declarations.
+  void expect(const char* name, const char* ns, Attributes attributes) const {
     if (type_ != XML_READER_TYPE_ELEMENT)
       fail(std::string("expected <") + name + ">, found " +
            (type_ == XML_READER_TYPE_END_ELEMENT ? "</" + std::string(local_name()) + ">"
                                                  : std::string("the end of the document")));
     if (local_name() != name)
       fail(std::string("expected <") + name + ">, found <" + std::string(local_name()) + ">");
-    if (view(xmlTextReaderConstNamespaceUri(reader_)) != kNamespace)
-      fail(std::string("<") + name + "> is not in namespace " + kNamespace);
+    if (view(xmlTextReaderConstNamespaceUri(reader_)) != ns)
+      fail(std::string("<") + name + "> is not in namespace " + ns);
+    std::size_t found = 0;
     if (xmlTextReaderHasAttributes(reader_) == 1) {
       for (int rc = xmlTextReaderMoveToFirstAttribute(reader_); rc == 1;
            rc = xmlTextReaderMoveToNextAttribute(reader_)) {
-        if (xmlTextReaderIsNamespaceDecl(reader_) != 1)
+        if (xmlTextReaderIsNamespaceDecl(reader_) == 1) continue;
+        const auto wanted = std::find_if(attributes.begin(), attributes.end(), [&](const auto& a) {
+          return local_name() == a.name &&
+                 view(xmlTextReaderConstNamespaceUri(reader_)) == view(x(a.ns));
+        });
+        if (wanted == attributes.end())
           fail("unexpected attribute " + std::string(view(xmlTextReaderConstName(reader_))) +
                " on <" + name + ">");
+        wanted->value->assign(view(xmlTextReaderConstValue(reader_)));
+        ++found;  // a repeated attribute is not well-formed: libxml2 rejects it
       }
       xmlTextReaderMoveToElement(reader_);
     }
+    if (found != attributes.size())
+      fail(std::string("<") + name + "> lacks a required attribute (" +
+           std::to_string(attributes.size()) + " required, " + std::to_string(found) + " found)");
   }
 
   // Keeps the first error. Called from C, so it must not throw: it only
@@ -443,8 +490,6 @@ T number_of(std::string_view s, const char* what) {
   }
   return value;
 }
-
-bool is_xml_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
 
 class Decoder {
  public:
@@ -493,7 +538,7 @@ class Decoder {
     } else if (kind == "buildings") {
       BuildingCollection p;
       if (r_.open("buildings")) {
-        while (r_.at_element()) p.buildings.push_back(building());
+        while (r_.at_element()) building(p.buildings.emplace_back());
         r_.close();
       }
       out = std::move(p);
@@ -569,39 +614,30 @@ class Decoder {
     return m;
   }
 
-  Building building() {
-    Building b;
-    r_.open("building");
-    r_.text("id", b.id);
-    r_.text("name", b.name);
+  // One gml:featureMember (layout at the top of this file).
+  void building(Building& b) {
+    r_.open("featureMember", gml::kNamespace);
+    r_.open("Building", kNamespace, {{gml::kNamespace, "id", &b.id}});
+    r_.text("name", b.name, gml::kNamespace);
     b.height = number<double>("height");
     b.floors = number<std::int32_t>("floors");
-    r_.text("footprint", scratch_);
-    points(scratch_, b.footprint);
-    r_.close();
-    return b;
-  }
-
-  static void points(std::string_view s, std::vector<Point>& out) {
-    double xy[2];
-    int n = 0;
-    std::size_t i = 0;
-    for (;;) {
-      while (i < s.size() && is_xml_space(s[i])) ++i;
-      if (i == s.size()) break;
-      const std::size_t start = i;
-      while (i < s.size() && !is_xml_space(s[i])) ++i;
-      xy[n++] = number_of<double>(s.substr(start, i - start), "footprint");
-      if (n == 2) {
-        out.push_back({xy[0], xy[1]});
-        n = 0;
-      }
-    }
-    if (n != 0) fail("<footprint> has an odd number of coordinates");
+    r_.open("footprint");
+    r_.open("Polygon", gml::kNamespace, {{nullptr, "srsName", &attribute_}});
+    if (attribute_ != gml::kSrsName)
+      fail("gml:Polygon srsName '" + attribute_.substr(0, 60) + "' is not " + gml::kSrsName);
+    r_.open("exterior", gml::kNamespace);
+    r_.open("LinearRing", gml::kNamespace);
+    r_.text("posList", scratch_, gml::kNamespace, {{nullptr, "srsDimension", &attribute_}});
+    if (attribute_ != gml::kSrsDimension) fail("gml:posList srsDimension must be 2");
+    if (const std::string why = gml::parse_pos_list(scratch_, b.footprint); !why.empty())
+      fail("gml:" + why);
+    for (int i = 0; i < 6; ++i) r_.close();  // LinearRing ... featureMember
+    if (const std::string why = gml::problem(b); !why.empty()) fail(why);
   }
 
   Reader& r_;
   std::string& scratch_;
+  std::string attribute_;
 };
 
 class XmlCodec final : public Codec {

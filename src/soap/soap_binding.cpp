@@ -7,6 +7,7 @@
 #include <variant>
 
 #include "common/codec.h"
+#include "common/gml.h"
 
 namespace wsb::soap {
 namespace {
@@ -15,6 +16,99 @@ template <class T>
 T* checked(T* p) {
   if (p == nullptr) throw std::bad_alloc();
   return p;
+}
+
+// Largest GML document read back (soap::recv_maxlength): gml/10000 is about
+// 11 MB; 1 GiB bounds what a runaway input can make us buffer, as the
+// codec's own limit does.
+constexpr ULONG64 kMaxGmlDocumentBytes = ULONG64{1} << 30;
+
+// The namespaces a GML document uses, so its root declares only those
+// (gSOAP declares every entry of its table there), not SOAP's.
+Namespace gml_document_namespaces[] = {{"wsb", "urn:wsbench", nullptr, nullptr},
+                                       {"gml", gml::kNamespace, nullptr, nullptr},
+                                       {nullptr, nullptr, nullptr, nullptr}};
+
+// Writes and reads the standalone GML documents soap-mtom attaches
+// (<wsb:buildings> as the root), with gSOAP's generated serializers. One
+// per thread, kept like the codecs' own contexts: a context per message
+// would add its set-up to every bind and unbind.
+class GmlDocuments {
+ public:
+  GmlDocuments() : write_(soap_new()), read_(soap_new()) {
+    if (write_ == nullptr || read_ == nullptr) throw std::bad_alloc();
+    soap_set_namespaces(write_, gml_document_namespaces);
+    soap_set_namespaces(read_, gml_document_namespaces);
+    soap_set_omode(write_, SOAP_C_UTFSTRING | SOAP_IO_BUFFER);
+    write_->fsend = &GmlDocuments::append;
+    write_->user = this;
+    soap_set_imode(read_, SOAP_C_UTFSTRING | SOAP_XML_STRICT);
+    read_->frecv = &GmlDocuments::consume;
+    read_->user = this;
+    apply_input_limits(read_, kMaxGmlDocumentBytes);
+  }
+  ~GmlDocuments() {
+    for (Context* ctx : {write_, read_}) {
+      soap_destroy(ctx);
+      soap_end(ctx);
+      soap_free(ctx);
+    }
+  }
+  GmlDocuments(const GmlDocuments&) = delete;
+  GmlDocuments& operator=(const GmlDocuments&) = delete;
+
+  void write(const wsb__BuildingList& buildings, std::string& out) {
+    out_ = &out;
+    soap_begin(write_);
+    write_->encodingStyle = nullptr;  // literal
+    soap_serialize_wsb__BuildingList(write_, &buildings);
+    const bool failed = soap_begin_send(write_) ||
+                        soap_put_wsb__BuildingList(write_, &buildings, "wsb:buildings", nullptr) ||
+                        soap_end_send(write_);
+    out_ = nullptr;
+    if (failed) throw std::runtime_error("soap: cannot write the GML document: " + error(write_));
+  }
+
+  // The structs live until the next read on this thread.
+  wsb__BuildingList& read(std::string_view document, const Unbinder& unbinder) {
+    release_message(read_);
+    in_ = document;
+    if (soap_begin_recv(read_)) unbinder.fail("attached GML document: " + error(read_));
+    wsb__BuildingList* buildings =
+        soap_get_wsb__BuildingList(read_, nullptr, "wsb:buildings", nullptr);
+    if (buildings == nullptr || read_->error != SOAP_OK)
+      unbinder.fail("attached GML document: " + error(read_));
+    // As in the codec: gSOAP's structs can carry on past an unclosed element.
+    if (read_->level != 0) unbinder.fail("attached GML document: an element is not closed");
+    if (soap_end_recv(read_)) unbinder.fail("attached GML document: " + error(read_));
+    if (!only_space_left(read_, in_))
+      unbinder.fail("attached GML document: content after the root element");
+    return *buildings;
+  }
+
+ private:
+  static std::string error(Context* ctx) {
+    soap_set_fault(ctx);
+    const char* text = soap_fault_string(ctx);
+    return text != nullptr && *text != '\0' ? text : "gSOAP error " + std::to_string(ctx->error);
+  }
+  static int append(Context* ctx, const char* data, std::size_t size) {
+    static_cast<GmlDocuments*>(ctx->user)->out_->append(data, size);
+    return SOAP_OK;
+  }
+  static std::size_t consume(Context* ctx, char* buf, std::size_t size) {
+    return take_input(static_cast<GmlDocuments*>(ctx->user)->in_, buf, size);
+  }
+
+  Context* write_;
+  Context* read_;
+  std::string* out_ = nullptr;
+  std::string_view in_;
+};
+
+GmlDocuments& gml_documents() {
+  thread_local GmlDocuments documents;
+  return documents;
 }
 
 }  // namespace
@@ -69,25 +163,31 @@ struct Binder::Visitor {
     set(SOAP_UNION_wsb__PayloadChoice_messages).messages = l;
   }
   void operator()(const Binary& p) const {
-    set(SOAP_UNION_wsb__PayloadChoice_binary).binary = b.binary(p.data);
+    set(SOAP_UNION_wsb__PayloadChoice_binary).binary =
+        b.binary(p.data.data(), p.data.size(), kAttachmentType);
   }
   void operator()(const BuildingCollection& p) const {
     wsb__BuildingList* l = checked(soap_new_wsb__BuildingList(b.ctx_));
-    l->building.resize(p.buildings.size());
+    l->gml__featureMember.resize(p.buildings.size());
     for (std::size_t i = 0; i < p.buildings.size(); ++i) {
       const Building& m = p.buildings[i];
-      wsb__Building& w = l->building[i];
-      w.id = m.id;
-      w.name = m.name;
+      if (const std::string why = gml::problem(m); !why.empty())
+        throw std::invalid_argument("soap: " + why);
+      wsb__Building& w = l->gml__featureMember[i].Building;
+      w.gml__id = m.id;
+      w.gml__name = m.name;
       w.height = m.height;
       w.floors = m.floors;
-      w.point.resize(m.footprint.size());
-      for (std::size_t j = 0; j < m.footprint.size(); ++j) {
-        w.point[j].x = m.footprint[j].x;
-        w.point[j].y = m.footprint[j].y;
-      }
+      gml__PolygonType& polygon = w.footprint.gml__Polygon;
+      polygon.srsName = gml::kSrsName;
+      gml__DirectPositionListType& pos_list = polygon.gml__exterior.gml__LinearRing.gml__posList;
+      pos_list.srsDimension = gml::kSrsDimension;
+      gml::append_pos_list(m.footprint, pos_list.__item);
     }
-    set(SOAP_UNION_wsb__PayloadChoice_buildings).buildings = l;
+    if (b.mtom_)
+      set(SOAP_UNION_wsb__PayloadChoice_buildingsDocument).buildingsDocument = b.gml_document(*l);
+    else
+      set(SOAP_UNION_wsb__PayloadChoice_buildings).buildings = l;
   }
 };
 
@@ -115,7 +215,9 @@ void Binder::message(const Message& m, wsb__Message& w) const {
     x.ttl = r.ttl;
   }
   // Optional element: omitted when empty, decoded back to empty.
-  w.attachment = m.attachment.empty() ? nullptr : binary(m.attachment);
+  w.attachment = m.attachment.empty()
+                     ? nullptr
+                     : binary(m.attachment.data(), m.attachment.size(), kAttachmentType);
 }
 
 wsb__Message* Binder::new_message(const Message& m) const {
@@ -124,16 +226,22 @@ wsb__Message* Binder::new_message(const Message& m) const {
   return w;
 }
 
-xsd__base64Binary* Binder::binary(const Bytes& bytes) const {
-  if (bytes.size() > static_cast<std::size_t>(INT_MAX))
+xsd__base64Binary* Binder::binary(const void* data, std::size_t size, const char* type) const {
+  if (size > static_cast<std::size_t>(INT_MAX))
     throw std::length_error("soap: gSOAP binaries are limited to 2 GiB (int __size)");
   xsd__base64Binary* b = checked(soap_new_xsd__base64Binary(ctx_));
-  b->__ptr = const_cast<unsigned char*>(bytes.data());
-  b->__size = static_cast<int>(bytes.size());
+  b->__ptr = static_cast<unsigned char*>(const_cast<void*>(data));
+  b->__size = static_cast<int>(size);
   // Outside MTOM mode id/type/options stay NULL: with a type set gSOAP
   // would switch the message to DIME.
-  if (mtom_) b->type = const_cast<char*>(kAttachmentType);
+  if (mtom_) b->type = const_cast<char*>(type);
   return b;
+}
+
+xsd__base64Binary* Binder::gml_document(const wsb__BuildingList& buildings) const {
+  std::string* document = checked(soap_new_std__string(ctx_));  // released with the message
+  gml_documents().write(buildings, *document);
+  return binary(document->data(), document->size(), kGmlDocumentType);
 }
 
 // ---- unbind: generated structs -> model ----
@@ -184,6 +292,8 @@ Payload Unbinder::payload(int choice, wsb__PayloadChoice& c, const char* element
     }
     case SOAP_UNION_wsb__PayloadChoice_buildings:
       return buildings(present(c.buildings, "buildings"));
+    case SOAP_UNION_wsb__PayloadChoice_buildingsDocument:
+      return buildings_document(present(c.buildingsDocument, "buildingsDocument"));
     default:
       fail(std::string("<wsb:") + element + "> carries no payload element");
   }
@@ -201,14 +311,31 @@ Message Unbinder::message(wsb__Message& w) const {
   return m;
 }
 
+BuildingCollection Unbinder::buildings_document(const xsd__base64Binary& document) const {
+  if (document.__size < 0 || (document.__size > 0 && document.__ptr == nullptr))
+    fail("invalid GML document attachment");
+  return buildings(
+      gml_documents().read(std::string_view(reinterpret_cast<const char*>(document.__ptr),
+                                            static_cast<std::size_t>(document.__size)),
+                           *this));
+}
+
 BuildingCollection Unbinder::buildings(wsb__BuildingList& l) const {
   BuildingCollection p;
-  p.buildings.reserve(l.building.size());
-  for (wsb__Building& w : l.building) {
-    Building b{take(w.id), take(w.name), w.height, w.floors, {}};
-    b.footprint.reserve(w.point.size());
-    for (const wsb__Point& pt : w.point) b.footprint.push_back({pt.x, pt.y});
-    p.buildings.push_back(std::move(b));
+  p.buildings.reserve(l.gml__featureMember.size());
+  for (wsb__BuildingMember& member : l.gml__featureMember) {
+    wsb__Building& w = member.Building;
+    const gml__PolygonType& polygon = w.footprint.gml__Polygon;
+    if (polygon.srsName != gml::kSrsName)
+      fail("gml:Polygon srsName '" + polygon.srsName.substr(0, 60) + "' is not " + gml::kSrsName);
+    const gml__DirectPositionListType& pos_list =
+        polygon.gml__exterior.gml__LinearRing.gml__posList;
+    if (pos_list.srsDimension != gml::kSrsDimension) fail("gml:posList srsDimension must be 2");
+    Building& b = p.buildings.emplace_back(
+        Building{take(w.gml__id), take(w.gml__name), w.height, w.floors, {}});
+    if (const std::string why = gml::parse_pos_list(pos_list.__item, b.footprint); !why.empty())
+      fail("gml:" + why);
+    if (const std::string why = gml::problem(b); !why.empty()) fail(why);
   }
   return p;
 }

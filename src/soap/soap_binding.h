@@ -6,8 +6,11 @@
 // Internal to src/soap: includes the generated soapH.h.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
+#include <cstring>
 #include <string>
+#include <string_view>
 #include <utility>
 
 #include "common/payload.h"
@@ -23,8 +26,9 @@ using Context = ::soap;  // gSOAP's engine context (this namespace shadows the n
 // maxoccurs 100,000, maxlevel 10,000, maxlength 0 (unbounded); the library
 // is built with SOAP_MAXALLOCSIZE 0 (no allocation cap).
 //
-// XML nesting depth (soap::maxlevel). Our deepest element is 7 levels down
-// (Envelope/Body/getResponse/messages/message/record/title); 32 also admits
+// XML nesting depth (soap::maxlevel). Our deepest element is 11 levels down
+// (Envelope/Body/getResponse/buildings/featureMember/Building/footprint/
+// Polygon/exterior/LinearRing/posList); 32 also admits
 // a SOAP Fault's detail and stops deeply nested junk early.
 inline constexpr unsigned kMaxLevel = 32;
 // String length (soap::maxlength): unbounded, as by default; the message
@@ -53,16 +57,40 @@ inline void release_message(Context* ctx) {
   soap_dealloc(ctx, nullptr);
 }
 
+// The body of an frecv callback that reads from memory: moves up to `size`
+// bytes from the front of `input` into `buf`.
+inline std::size_t take_input(std::string_view& input, char* buf, std::size_t size) {
+  const std::size_t n = std::min(size, input.size());
+  std::memcpy(buf, input.data(), n);
+  input.remove_prefix(n);
+  return n;
+}
+
+// After a parse: whether only XML white space is left, in the context's
+// buffer and in the `unread` input. gSOAP stops reading at the root's end
+// tag; like any XML parser we reject content after it.
+inline bool only_space_left(const Context* ctx, std::string_view unread) {
+  const auto space = [](char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; };
+  const std::string_view buffered(ctx->buf + ctx->bufidx, ctx->buflen - ctx->bufidx);
+  return std::all_of(buffered.begin(), buffered.end(), space) &&
+         std::all_of(unread.begin(), unread.end(), space);
+}
+
 // MIME type of the MTOM parts. Setting it on an xsd__base64Binary is what
 // tells gSOAP (in SOAP_ENC_MTOM mode) to send the binary as an attachment.
 inline constexpr char kAttachmentType[] = "application/octet-stream";
+// MIME type of the GML document soap-mtom attaches for a BuildingCollection.
+inline constexpr char kGmlDocumentType[] = "application/gml+xml";
 
 // Model -> structs, allocated in `ctx` (released by release_message).
 // Binaries point at the model's bytes rather than copying them, as a gSOAP
 // application hands over its buffer (the engine only reads through
 // __ptr): the model must outlive the serialization. `mtom` marks binaries
 // as attachments; set it exactly when the context writes SOAP_ENC_MTOM
-// (outside MTOM a typed binary would switch gSOAP to DIME).
+// (outside MTOM a typed binary would switch gSOAP to DIME). With `mtom` a
+// BuildingCollection becomes a GML document of its own (<wsb:buildings> as
+// the root, written by gSOAP into memory the context owns) attached as
+// buildingsDocument, and Unbinder parses it back.
 class Binder {
  public:
   Binder(Context* ctx, bool mtom) : ctx_(ctx), mtom_(mtom) {}
@@ -74,7 +102,9 @@ class Binder {
 
  private:
   struct Visitor;
-  xsd__base64Binary* binary(const Bytes& bytes) const;
+  // Points at `data` (no copy); `type` is the MIME type of its MTOM part.
+  xsd__base64Binary* binary(const void* data, std::size_t size, const char* type) const;
+  xsd__base64Binary* gml_document(const wsb__BuildingList& buildings) const;
 
   Context* ctx_;
   bool mtom_;
@@ -104,6 +134,7 @@ class Unbinder {
   }
   void bytes_of(const xsd__base64Binary& b, Bytes& out) const;
   BuildingCollection buildings(wsb__BuildingList& in) const;
+  BuildingCollection buildings_document(const xsd__base64Binary& document) const;
 
   std::string who_;
   bool steal_;

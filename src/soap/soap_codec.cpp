@@ -10,13 +10,13 @@
 //   </SOAP-ENV:Body></SOAP-ENV:Envelope>
 // For soap-mtom that envelope is the root part of a multipart/related
 // package and each non-empty binary is a raw MIME part referenced by
-// <xop:Include href="cid:..."/>.
+// <xop:Include href="cid:..."/>; buildings are such a part too, as a GML
+// document (soap_binding.h).
 //
 // bind/write and read/unbind go through gSOAP's generated structs. How
 // strict decoding is, and which gSOAP leniencies are kept and why, is in
 // docs/codecs.md.
 #include <algorithm>
-#include <cstring>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -51,16 +51,15 @@ T* checked(T* p) {
   return p;
 }
 
-bool has_binary(const Payload& payload) {
+bool has_attachment(const Payload& payload) {
   if (const auto* m = std::get_if<Message>(&payload)) return !m->attachment.empty();
   if (const auto* l = std::get_if<MessageList>(&payload))
     return std::any_of(l->messages.begin(), l->messages.end(),
                        [](const Message& m) { return !m.attachment.empty(); });
   if (const auto* b = std::get_if<Binary>(&payload)) return !b->data.empty();
-  return false;
+  // Buildings go as an attached GML document in MTOM.
+  return std::holds_alternative<BuildingCollection>(payload);
 }
-
-bool is_xml_space(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; }
 
 class SoapCodec final : public StagedCodec {
  public:
@@ -86,7 +85,7 @@ class SoapCodec final : public StagedCodec {
   }
 
   std::string not_applicable(const Payload& payload) const override {
-    if (mtom_ && !has_binary(payload)) return "no binary: MTOM output identical to soap";
+    if (mtom_ && !has_attachment(payload)) return "no binary: MTOM output identical to soap";
     return {};
   }
 
@@ -184,20 +183,13 @@ class SoapCodec final : public StagedCodec {
   }
 
   static std::size_t recv_from_input(Context* ctx, char* buf, std::size_t size) {
-    std::string_view& input = static_cast<SoapCodec*>(ctx->user)->input_;
-    const std::size_t n = std::min(size, input.size());
-    std::memcpy(buf, input.data(), n);
-    input.remove_prefix(n);
-    return n;
+    return take_input(static_cast<SoapCodec*>(ctx->user)->input_, buf, size);
   }
 
   // gSOAP stops reading at </SOAP-ENV:Envelope> (or the closing MIME
   // boundary); like any XML parser we reject non-whitespace after it.
   void check_no_trailing_content() const {
-    const Context* ctx = read_ctx_.get();
-    const std::string_view buffered(ctx->buf + ctx->bufidx, ctx->buflen - ctx->bufidx);
-    if (!std::all_of(buffered.begin(), buffered.end(), is_xml_space) ||
-        !std::all_of(input_.begin(), input_.end(), is_xml_space))
+    if (!only_space_left(read_ctx_.get(), input_))
       throw DecodeError(name_ + ": content after the end of the message");
   }
 

@@ -35,6 +35,14 @@
 //gsoap wsb schema elementForm:     qualified
 //gsoap wsb schema attributeForm:   unqualified
 
+// GML 3 (the gml payload's geometry and feature members), imported: the
+// types below are the subset of the OGC schema the buildings use, so
+// soapcpp2 writes no schema of its own for it.
+//gsoap gml schema namespace:       http://www.opengis.net/gml
+//gsoap gml schema import:          http://schemas.opengis.net/gml/3.1.1/base/gml.xsd
+//gsoap gml schema elementForm:     qualified
+//gsoap gml schema attributeForm:   unqualified
+
 #import "stlvector.h"
 // The xop namespace in the namespace table, so MTOM's <xop:Include> is
 // written and matched by prefix.
@@ -49,6 +57,9 @@ typedef int xsd__int;
 typedef unsigned int xsd__unsignedInt;
 typedef LONG64 xsd__long;
 typedef double xsd__double;
+typedef std::string xsd__ID;
+typedef std::string xsd__anyURI;
+typedef std::string xsd__positiveInteger;
 
 // xsd:base64Binary, with the id/type/options members that make gSOAP send
 // it as an MTOM attachment when SOAP_ENC_MTOM is set and `type` is not
@@ -112,23 +123,51 @@ struct wsb__MessageList {
   std::vector<struct wsb__Message> message 0;
 };
 
-// A footprint vertex as two attributes, <wsb:point x="..." y="..."/>,
-// keeping a building near the 1 KB of GML the study describes.
-struct wsb__Point {
-  @xsd__double x 1;
-  @xsd__double y 1;
+// The gml payload as GML 3 building features (common/gml.h):
+//   <wsb:buildings><gml:featureMember><wsb:Building gml:id="...">
+//     <gml:name/><wsb:height/><wsb:floors/><wsb:footprint>
+//       <gml:Polygon srsName="..."><gml:exterior><gml:LinearRing>
+//         <gml:posList srsDimension="2">x1 y1 x2 y2 ...</gml:posList>
+//   </gml:LinearRing></gml:exterior></gml:Polygon></wsb:footprint>
+//   </wsb:Building></gml:featureMember>...</wsb:buildings>
+// GML's posList is a list of doubles, which gSOAP has no type for: the
+// binding formats and parses it as text.
+struct gml__DirectPositionListType {
+  std::string __item;                      // "x1 y1 x2 y2 ..."
+  @xsd__positiveInteger srsDimension 1;    // "2"
+};
+
+struct gml__LinearRingType {
+  struct gml__DirectPositionListType gml__posList;  // a closed ring, 4 or more points
+};
+
+struct gml__AbstractRingPropertyType {
+  struct gml__LinearRingType gml__LinearRing;
+};
+
+struct gml__PolygonType {
+  @xsd__anyURI srsName 1;
+  struct gml__AbstractRingPropertyType gml__exterior;
+};
+
+struct wsb__FootprintProperty {
+  struct gml__PolygonType gml__Polygon;
 };
 
 struct wsb__Building {
-  xsd__string id;
-  xsd__string name;
+  @xsd__ID gml__id 1;
+  xsd__string gml__name;
   xsd__double height;
   xsd__int floors;
-  std::vector<struct wsb__Point> point 0;  // closed ring
+  struct wsb__FootprintProperty footprint;
+};
+
+struct wsb__BuildingMember {
+  struct wsb__Building Building;
 };
 
 struct wsb__BuildingList {
-  std::vector<struct wsb__Building> building 0;
+  std::vector<struct wsb__BuildingMember> gml__featureMember 0;
 };
 
 // xs:choice of one payload. The generated schema marks the choice
@@ -143,6 +182,10 @@ union wsb__PayloadChoice {
   struct xsd__base64Binary *binary;
   struct wsb__BuildingList *buildings;
   struct wsb__MessageList *messages;
+  // soap-mtom's form of `buildings`: the same <wsb:buildings> element as
+  // a GML document of its own, sent as an MTOM attachment (as cha-et-al
+  // sent GML files), with MIME type application/gml+xml.
+  struct xsd__base64Binary *buildingsDocument;
 };
 
 // A payload as a parameter (echo's request).

@@ -243,6 +243,7 @@ void bytes_of(const value& v, const char* what, Bytes& out) {
 
 // xmlrpc-c's value tree as a TreeDecoder policy.
 struct ValueTree {
+  static constexpr bool kGeoJson = false;  // buildings as an array of structs
   using Node = value;
   static xmlrpc_c::cstruct object(const value& v, const char* what) { return struct_of(v, what); }
   static xmlrpc_c::carray array(const value& v, const char* what) { return array_of(v, what); }

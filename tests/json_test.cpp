@@ -1,0 +1,83 @@
+// The json codec's buildings: GeoJSON's FeatureCollection shape, checked in
+// an independent RapidJSON DOM, and strict rejection of other shapes.
+#include <gtest/gtest.h>
+#include <rapidjson/document.h>
+
+#include <string>
+
+#include "common/codec.h"
+
+namespace wsb {
+namespace {
+
+class JsonCodecTest : public ::testing::Test {
+ protected:
+  std::string encode(const Payload& p) {
+    std::string wire;
+    codec_->encode(p, wire);
+    return wire;
+  }
+  void expect_rejected(const std::string& wire, const std::string& fragment) {
+    Payload p;
+    try {
+      codec_->decode(wire, p);
+      ADD_FAILURE() << "accepted: " << wire;
+    } catch (const DecodeError& e) {
+      EXPECT_NE(std::string(e.what()).find(fragment), std::string::npos)
+          << "'" << e.what() << "' lacks '" << fragment << "'";
+    }
+  }
+  static std::string feature(const std::string& type, const std::string& coordinates) {
+    return R"({"buildings":{"type":"FeatureCollection","features":[{"type":"Feature","id":"b",)"
+           R"("properties":{"name":"n","height":1.5,"floors":2},"geometry":{"type":")" +
+           type + R"(","coordinates":)" + coordinates + "}}]}}";
+  }
+
+  std::unique_ptr<Codec> codec_ = find_codec("json").make();
+};
+
+TEST_F(JsonCodecTest, BuildingsAreAGeoJsonFeatureCollection) {
+  const auto gml = std::get<BuildingCollection>(generate(parse_spec("gml/3")));
+  rapidjson::Document d;
+  d.Parse<rapidjson::kParseFullPrecisionFlag>(encode(gml).c_str());
+  ASSERT_FALSE(d.HasParseError());
+  const auto& collection = d["buildings"];
+  EXPECT_STREQ(collection["type"].GetString(), "FeatureCollection");
+  const auto features = collection["features"].GetArray();
+  ASSERT_EQ(features.Size(), gml.buildings.size());
+  for (rapidjson::SizeType i = 0; i < features.Size(); ++i) {
+    const auto& f = features[i];
+    const Building& b = gml.buildings[i];
+    EXPECT_STREQ(f["type"].GetString(), "Feature");
+    EXPECT_EQ(f["id"].GetString(), b.id);
+    EXPECT_EQ(f["properties"]["name"].GetString(), b.name);
+    EXPECT_EQ(f["properties"]["height"].GetDouble(), b.height);
+    EXPECT_EQ(f["properties"]["floors"].GetInt(), b.floors);
+    EXPECT_STREQ(f["geometry"]["type"].GetString(), "Polygon");
+    const auto rings = f["geometry"]["coordinates"].GetArray();
+    ASSERT_EQ(rings.Size(), 1u);
+    const auto ring = rings[0].GetArray();
+    ASSERT_EQ(ring.Size(), b.footprint.size());
+    for (rapidjson::SizeType j = 0; j < ring.Size(); ++j) {
+      ASSERT_EQ(ring[j].Size(), 2u);
+      EXPECT_EQ(ring[j][0].GetDouble(), b.footprint[j].x);
+      EXPECT_EQ(ring[j][1].GetDouble(), b.footprint[j].y);
+    }
+  }
+}
+
+TEST_F(JsonCodecTest, OtherShapesOfBuildingsAreRejected) {
+  Payload p;
+  codec_->decode(feature("Polygon", "[[[1,2],[3,4],[1,2]]]"), p);
+  EXPECT_EQ(std::get<BuildingCollection>(p),
+            (BuildingCollection{{{"b", "n", 1.5, 2, {{1, 2}, {3, 4}, {1, 2}}}}}));
+  expect_rejected(feature("LineString", "[[[1,2]]]"), R"("type" must be "Polygon")");
+  expect_rejected(feature("Polygon", "[[[1,2]],[[3,4]]]"), "exactly one ring");
+  expect_rejected(feature("Polygon", "[[[1,2,3]]]"), "two coordinates");
+  expect_rejected(R"({"buildings":[{"id":"b"}]})", "buildings");
+  expect_rejected(R"({"buildings":{"type":"Feature","features":[]}})",
+                  R"("type" must be "FeatureCollection")");
+}
+
+}  // namespace
+}  // namespace wsb

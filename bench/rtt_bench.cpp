@@ -456,6 +456,7 @@ void run_rtt(benchmark::State& state, const RttCase& c) {
     if (floor && floor->block_due()) {
       sampled.reset();
       floor->run_block();
+      tcp->wait_until_server_waits();
     }
     if (!sampled) sampled.emplace();
     if (floor) floor->count_call();

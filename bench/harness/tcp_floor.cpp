@@ -9,8 +9,10 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <fstream>
 #include <stdexcept>
 #include <string>
+#include <thread>
 
 #include "common/clock.h"
 #include "common/placement.h"
@@ -87,6 +89,7 @@ std::optional<SocketState> TcpFloor::server_socket() const {
 }
 
 void TcpFloor::serve() {
+  server_tid_ = static_cast<int>(::gettid());
   try {
     pin_current_thread(server_cpu_);
   } catch (const std::exception&) {
@@ -123,6 +126,28 @@ std::int64_t TcpFloor::round_trip() {
 
 void TcpFloor::warm_up() {
   for (int i = 0; i < kWarmUp; ++i) round_trip();
+}
+
+namespace {
+
+// The scheduler state of one of this process's threads ('S': sleeping,
+// 'R': running), or 0 if it cannot be read.
+char thread_state(int tid) {
+  std::ifstream stat("/proc/self/task/" + std::to_string(tid) + "/stat");
+  std::string line;
+  if (!std::getline(stat, line)) return 0;
+  // "tid (comm) S ...": comm may hold spaces and parentheses.
+  const auto close = line.rfind(')');
+  return close == std::string::npos || close + 2 >= line.size() ? 0 : line[close + 2];
+}
+
+}  // namespace
+
+void TcpFloor::wait_until_server_waits() const {
+  const int tid = server_tid_.load();
+  if (tid == 0) return;
+  const std::int64_t deadline = now_ns() + 5'000'000;
+  while (thread_state(tid) != 'S' && now_ns() < deadline) std::this_thread::yield();
 }
 
 InterleavedFloor::InterleavedFloor(std::function<std::int64_t()> exchange, std::size_t block)

@@ -62,6 +62,12 @@ class TcpFloor {
   static constexpr int kWarmUp = 5;
   void warm_up();
 
+  // Returns once the server thread sleeps in its next receive (or after a
+  // few milliseconds): after a block of exchanges its tail (returning from
+  // send, entering recv) must not run inside the case's first call, nor
+  // in the profiler's sampled region.
+  void wait_until_server_waits() const;
+
   // recv() calls so far on each side (the server's after its last reply).
   std::uint64_t client_receives() const { return client_receives_; }
   std::uint64_t server_receives() const { return server_receives_.load(); }
@@ -81,6 +87,7 @@ class TcpFloor {
   std::vector<char> buffer_;
   std::uint64_t client_receives_ = 0;
   std::atomic<std::uint64_t> server_receives_{0};
+  std::atomic<int> server_tid_{0};
   std::thread server_;
 };
 

@@ -93,10 +93,15 @@ class StagedCodec : public Codec, public CodecStages {
   bool splits_decode() const final { return true; }
 };
 
+class RpcBinding;  // common/rpc_binding.h
+
 struct CodecEntry {
   std::string name;
   std::string description;
   std::function<std::unique_ptr<Codec>()> make;
+  // For a protocol with requests of its own (SOAP, XML-RPC): how the
+  // common transport carries its calls. Empty for REST bodies.
+  std::function<std::unique_ptr<RpcBinding>()> make_rpc;
 };
 
 // Every codec wsbench knows, in report order (src/codecs.cpp).

@@ -2,10 +2,12 @@
 // their requests onto these calls and the results back onto their wire.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -51,6 +53,10 @@ class Service {
   // E3: a catalogue payload, generated once per spec and shared.
   std::shared_ptr<const Payload> get(const PayloadSpec& spec);
 
+  // Returns what it was sent. Every stack's echo passes its decoded
+  // request through here, so verification sees what the server received.
+  const Payload& echo(const Payload& payload);
+
   // E5: the messaging service. Queue ids are opaque decimal strings.
   std::string register_client();
   void send_message(const std::string& queue, Message message);
@@ -64,10 +70,22 @@ class Service {
 
   const ServiceLimits& limits() const { return limits_; }
 
+  // Verification of the request direction: while on, the service keeps a
+  // copy of the last echo's payload or sent message, for the benchmark to
+  // compare with what its client sent. Off (and copying nothing) while a
+  // benchmark times; switching it on forgets the previous record.
+  void record_requests(bool on);
+  std::optional<Payload> last_request() const;
+
  private:
   void check(const PayloadSpec& spec) const;
 
+  void record(const Payload& request);
+
   ServiceLimits limits_;
+  std::atomic<bool> recording_{false};
+  mutable std::mutex recorded_mutex_;
+  std::optional<Payload> recorded_;
   std::mutex payloads_mutex_;
   std::map<std::string, std::shared_ptr<const Payload>> payloads_;
   std::mutex queues_mutex_;

@@ -183,7 +183,8 @@ void RestHandler::respond(const RestRequest& req, RestResponse& res) {
       const Format in = read_payload(req, true);
       Codec* out = response_codec(req, std::holds_alternative<Text>(payload_), in);
       parsed();
-      serviced();  // echo's service is the identity
+      service_.echo(payload_);  // the identity
+      serviced();
       write_payload(out, payload_, res);
       break;
     }

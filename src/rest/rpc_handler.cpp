@@ -65,7 +65,7 @@ void RestHandler::serve_call(std::string_view body, RpcBinding& rpc, RestRespons
       result = got_.get();
       break;
     case Operation::echo:  // the identity: what was decoded goes back
-      result = &call.payload;
+      result = &service_.echo(call.payload);
       break;
     case Operation::register_client:
       payload_ = Text{service_.register_client()};

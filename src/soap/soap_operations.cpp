@@ -40,6 +40,7 @@ int Operations::echo(wsb__Payload* payload, wsb__echoResponse& response) {
     // Materialised in the model, as every stack's echo is, then bound back:
     // the server's parse and marshal costs are those of a real service.
     echoed_ = unbinder().payload(payload->__union_payload, payload->payload, "payload");
+    service_.echo(echoed_);
     serviced();
     binder().payload(echoed_, response.__union_payload, response.payload);
   });

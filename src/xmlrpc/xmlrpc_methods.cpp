@@ -62,13 +62,14 @@ value get(Service& service, const carray& params) {
   return payload_value(*payload);
 }
 
-value echo(Service&, const carray& params) {
+value echo(Service& service, const carray& params) {
   expect_params(params, 1, kEcho);
   const Payload payload = payload_of(params[0]);
   mark(kParsed);
   // The service's echo is the identity: what was decoded goes back.
+  const Payload& echoed = service.echo(payload);
   mark(kServiced);
-  return payload_value(payload);
+  return payload_value(echoed);
 }
 
 value register_client(Service& service, const carray& params) {

@@ -2,10 +2,11 @@
 // operation, the request body the beast client puts on the socket for the
 // soap, soap-mtom and xmlrpc codecs is byte for byte the one the gsoap or
 // xmlrpc-c client sends (captured by a relay between client and server),
-// and so is the request line. Headers differ by design (each HTTP stack
-// writes its own) and are not compared.
+// and so are the request line and SOAPAction. Other headers differ by
+// design (each HTTP stack writes its own) and are not compared.
 
 #include <gtest/gtest.h>
+#include <strings.h>
 
 #include <functional>
 #include <map>
@@ -22,7 +23,8 @@ namespace wsb {
 namespace {
 
 struct Request {
-  std::string line;  // "POST / HTTP/1.1"
+  std::string line;         // "POST / HTTP/1.1"
+  std::string soap_action;  // the SOAPAction header line, if any
   std::string body;
 };
 
@@ -33,7 +35,16 @@ Request request_of(const std::string& stream) {
   EXPECT_EQ(sizes.messages, 1u);
   const auto header_end = stream.find("\r\n\r\n");
   if (header_end == std::string::npos) throw std::runtime_error("no HTTP request captured");
-  return {stream.substr(0, stream.find("\r\n")), stream.substr(header_end + 4)};
+  std::string action;
+  const std::string header = stream.substr(0, header_end + 2);
+  for (std::size_t at = 0, end; (end = header.find("\r\n", at)) != std::string::npos;
+       at = end + 2) {
+    const std::string line = header.substr(at, end - at);
+    if (strncasecmp(line.c_str(), "SOAPAction:", 11) == 0) action = line.substr(11);
+  }
+  const auto first = action.find_first_not_of(' ');
+  action = first == std::string::npos ? "" : action.substr(first);
+  return {stream.substr(0, stream.find("\r\n")), action, stream.substr(header_end + 4)};
 }
 
 // An MTOM package's MIME boundary is random per message (gSOAP picks it
@@ -130,6 +141,8 @@ TEST_P(RpcWire, BeastSendsTheLibraryStacksRequestBodies) {
     const Request& expected = library.at(call.name);
     const Request& actual = beast.at(call.name);
     EXPECT_EQ(actual.line, expected.line);
+    // The one header that is part of the protocol (SOAP 1.1), not the stack.
+    EXPECT_EQ(actual.soap_action, expected.soap_action);
     EXPECT_FALSE(expected.body.empty());
     EXPECT_EQ(without_mime_boundary(actual.body), without_mime_boundary(expected.body));
   }

@@ -82,6 +82,9 @@ class BeastClient final : public Client {
       else
         req->set(kCodecHeader, codec);
     }
+    if (rpc_)
+      if (const auto [name, value] = rpc_->call_header(); !name.empty())
+        with_body_.set(name, value);
   }
 
   std::string ping() override {
@@ -129,14 +132,9 @@ class BeastClient final : public Client {
     if (rpc_)
       return rpc_call({.op = Operation::send_message, .queue = queue, .message = &message},
                       payload_);
-    // The codec takes a Payload: the message is copied into a reused one,
-    // whose vectors and strings keep their capacity, so a steady state
-    // copies bytes but allocates nothing.
-    if (auto* m = std::get_if<Message>(&outgoing_))
-      *m = message;
-    else
-      outgoing_ = message;
-    encode(outgoing_);
+    // Encoded from the caller's message: no copy into a Payload.
+    codec_->encode_message(message, with_body_.body());
+    set_content_type(codec_->content_type());
     call(with_body_, http::verb::put, "/queues/", queue, http::status::no_content);
     timeline_[kDecoded] = now_ns();
   }
@@ -307,8 +305,7 @@ class BeastClient final : public Client {
   std::string location_;
   PayloadSpec last_spec_;
   std::string label_;
-  Payload payload_;   // decoded replies the caller does not receive directly
-  Payload outgoing_;  // a message being sent
+  Payload payload_;  // decoded replies the caller does not receive directly
   Timeline timeline_{};
 };
 

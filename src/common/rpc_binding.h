@@ -10,6 +10,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include "common/payload.h"
 
@@ -63,6 +64,9 @@ class RpcBinding {
   virtual std::string_view path() const = 0;
 
   // ---- client ----
+  // A header every call carries, if the protocol has one (SOAP 1.1's
+  // SOAPAction); an empty name if not.
+  virtual std::pair<std::string_view, std::string_view> call_header() const { return {}; }
   // Replaces `out` with the call document; call_content_type() is then its
   // Content-Type (for MTOM it names this message's boundary).
   virtual void encode_call(const CallArgs& call, std::string& out) = 0;

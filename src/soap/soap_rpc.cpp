@@ -54,6 +54,12 @@ class SoapRpcBinding final : public RpcBinding {
 
   std::string_view path() const override { return "/"; }
 
+  // What the gsoap client sends: the WSDL's soapAction="" (WS-I BP R2744
+  // wants the header present).
+  std::pair<std::string_view, std::string_view> call_header() const override {
+    return {"SOAPAction", "\"\""};
+  }
+
   void encode_call(const CallArgs& call, std::string& out) override {
     Context* ctx = begin_write();
     // As the gsoap client's begin(): every MTOM call is a MIME package.

@@ -282,6 +282,22 @@ TEST_F(BeastStack, CommonTransportHeaderSelectsTheCodec) {
                            "Content-Type: text/xml\r\nX-Wsbench-Codec: soap\r\n", "<junk/>"));
   EXPECT_EQ(fault.status, 500);
   EXPECT_NE(fault.body.find("SOAP-ENV:Fault"), std::string::npos) << fault.body;
+  EXPECT_NE(fault.body.find("SOAP-ENV:Client"), std::string::npos) << fault.body;
+
+  std::string unknown;
+  rpc->encode_call({.op = Operation::ping}, unknown);
+  unknown.replace(unknown.find("wsbench.ping"), 12, "wsbench.pong");
+  const RawResponse no_method =
+      roundtrip(c, request("POST", "/RPC2", endpoint(),
+                           "Content-Type: text/xml\r\nX-Wsbench-Codec: xmlrpc\r\n", unknown));
+  EXPECT_EQ(no_method.status, 200);
+  EXPECT_NE(no_method.body.find("<fault>"), std::string::npos) << no_method.body;
+  EXPECT_THROW(rpc->decode_reply(Operation::ping, no_method.body, echoed), CallError);
+
+  const RawResponse not_post =
+      roundtrip(c, request("GET", "/RPC2", endpoint(), "X-Wsbench-Codec: xmlrpc\r\n"));
+  EXPECT_EQ(not_post.status, 405);
+  EXPECT_EQ(not_post.header("Allow"), "POST");
 
   const RawResponse bad =
       roundtrip(c, request("GET", "/ping", endpoint(), "X-Wsbench-Codec: corba\r\n"));

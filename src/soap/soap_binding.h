@@ -7,7 +7,9 @@
 #pragma once
 
 #include <cstddef>
+#include <memory>
 #include <string>
+#include <string_view>
 #include <utility>
 
 #include "common/payload.h"
@@ -52,6 +54,30 @@ inline void release_message(Context* ctx) {
   soap_destroy(ctx);
   soap_dealloc(ctx, nullptr);
 }
+
+// ---- engine contexts writing to and reading from memory ----
+// (the codecs, soap_codec.cpp, and the RPC binding, soap_rpc.cpp)
+
+struct ContextDeleter {
+  void operator()(Context* ctx) const {
+    soap_destroy(ctx);
+    soap_end(ctx);
+    soap_free(ctx);
+  }
+};
+using ContextPtr = std::unique_ptr<Context, ContextDeleter>;
+
+// A context with wsbench's namespace table; throws std::bad_alloc.
+ContextPtr new_context();
+
+// What a soap::frecv reading from memory does: moves up to `size` bytes
+// of `input` into `buf`, returns how many.
+std::size_t take_input(std::string_view& input, char* buf, std::size_t size);
+
+// gSOAP stops reading at </SOAP-ENV:Envelope> (or the closing MIME
+// boundary); like any XML parser we reject non-whitespace after it, in
+// what it buffered or in the `unread` input. Throws DecodeError naming `who`.
+void check_no_trailing_content(const Context* ctx, std::string_view unread, const std::string& who);
 
 // MIME type of the MTOM parts. Setting it on an xsd__base64Binary is what
 // tells gSOAP (in SOAP_ENC_MTOM mode) to send the binary as an attachment.

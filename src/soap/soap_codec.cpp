@@ -16,7 +16,6 @@
 // strict decoding is, and which gSOAP leniencies are kept and why, is in
 // docs/codecs.md.
 #include <algorithm>
-#include <cstring>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -36,15 +35,6 @@ namespace {
 // anyway.)
 constexpr ULONG64 kMaxCodecMessageBytes = ULONG64{1} << 30;
 
-struct ContextDeleter {
-  void operator()(Context* ctx) const {
-    soap_destroy(ctx);
-    soap_end(ctx);
-    soap_free(ctx);
-  }
-};
-using ContextPtr = std::unique_ptr<Context, ContextDeleter>;
-
 template <class T>
 T* checked(T* p) {
   if (p == nullptr) throw std::bad_alloc();
@@ -59,8 +49,6 @@ bool has_binary(const Payload& payload) {
   if (const auto* b = std::get_if<Binary>(&payload)) return !b->data.empty();
   return false;
 }
-
-bool is_xml_space(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; }
 
 class SoapCodec final : public StagedCodec {
  public:
@@ -158,7 +146,7 @@ class SoapCodec final : public StagedCodec {
     // counter still shows the element left open.
     if (ctx->level != 0) fail("an element is not closed (unbalanced nesting)");
     if (soap_end_recv(ctx)) fail_read();
-    check_no_trailing_content();
+    check_no_trailing_content(ctx, input_, name_);
     received_ = r;
   }
 
@@ -171,34 +159,13 @@ class SoapCodec final : public StagedCodec {
   }
 
  private:
-  static Context* new_context() {
-    Context* ctx = soap_new();
-    if (ctx == nullptr) throw std::bad_alloc();
-    soap_set_namespaces(ctx, namespaces);
-    return ctx;
-  }
-
   static int send_to_sink(Context* ctx, const char* data, std::size_t size) {
     static_cast<SoapCodec*>(ctx->user)->sink_->append(data, size);
     return SOAP_OK;
   }
 
   static std::size_t recv_from_input(Context* ctx, char* buf, std::size_t size) {
-    std::string_view& input = static_cast<SoapCodec*>(ctx->user)->input_;
-    const std::size_t n = std::min(size, input.size());
-    std::memcpy(buf, input.data(), n);
-    input.remove_prefix(n);
-    return n;
-  }
-
-  // gSOAP stops reading at </SOAP-ENV:Envelope> (or the closing MIME
-  // boundary); like any XML parser we reject non-whitespace after it.
-  void check_no_trailing_content() const {
-    const Context* ctx = read_ctx_.get();
-    const std::string_view buffered(ctx->buf + ctx->bufidx, ctx->buflen - ctx->bufidx);
-    if (!std::all_of(buffered.begin(), buffered.end(), is_xml_space) ||
-        !std::all_of(input_.begin(), input_.end(), is_xml_space))
-      throw DecodeError(name_ + ": content after the end of the message");
+    return take_input(static_cast<SoapCodec*>(ctx->user)->input_, buf, size);
   }
 
   // gSOAP's own description of the error: its fault string (for a received

@@ -5,8 +5,6 @@
 // in soap_codec.cpp. soap-mtom sends every call as an MTOM package, as the
 // gsoap stack's client does, and MTOM-encodes its replies (as plain SOAP
 // when they carry no binary, as gSOAP's server does).
-#include <algorithm>
-#include <cstring>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -25,17 +23,6 @@ namespace {
 // clients' reply limit are both below it.
 constexpr ULONG64 kMaxRpcMessageBytes = ULONG64{256} << 20;
 constexpr char kServerName[] = "soap";
-
-bool is_xml_space(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; }
-
-struct ContextDeleter {
-  void operator()(Context* ctx) const {
-    soap_destroy(ctx);
-    soap_end(ctx);
-    soap_free(ctx);
-  }
-};
-using ContextPtr = std::unique_ptr<Context, ContextDeleter>;
 
 class SoapRpcBinding final : public RpcBinding {
  public:
@@ -331,13 +318,6 @@ class SoapRpcBinding final : public RpcBinding {
   unsigned fault_status() const override { return 500; }
 
  private:
-  static Context* new_context() {
-    Context* ctx = soap_new();
-    if (ctx == nullptr) throw std::bad_alloc();
-    soap_set_namespaces(ctx, namespaces);
-    return ctx;
-  }
-
   Context* begin_write() {
     Context* ctx = out_.get();
     release_message(ctx);
@@ -398,10 +378,7 @@ class SoapRpcBinding final : public RpcBinding {
     // As soap_codec.cpp: gSOAP can drop an unclosed element silently.
     if (ctx->level != 0) throw DecodeError(name_ + ": an element is not closed");
     if (soap_end_recv(ctx)) fail_read();
-    const std::string_view buffered(ctx->buf + ctx->bufidx, ctx->buflen - ctx->bufidx);
-    if (!std::all_of(buffered.begin(), buffered.end(), is_xml_space) ||
-        !std::all_of(input_.begin(), input_.end(), is_xml_space))
-      throw DecodeError(name_ + ": content after the end of the message");
+    check_no_trailing_content(ctx, input_, name_);
   }
 
   template <class T>
@@ -459,11 +436,7 @@ class SoapRpcBinding final : public RpcBinding {
   }
 
   static std::size_t recv_from_input(Context* ctx, char* buf, std::size_t size) {
-    std::string_view& input = static_cast<SoapRpcBinding*>(ctx->user)->input_;
-    const std::size_t n = std::min(size, input.size());
-    std::memcpy(buf, input.data(), n);
-    input.remove_prefix(n);
-    return n;
+    return take_input(static_cast<SoapRpcBinding*>(ctx->user)->input_, buf, size);
   }
 
   const bool mtom_;

@@ -79,11 +79,68 @@ namespace {
 
 [[noreturn]] void bad_params(const std::string& what) { throw DecodeError("xmlrpc: " + what); }
 
-void expect_params(const xmlrpc_c::paramList& params, std::size_t n, const char* method) {
-  if (params.size() != n)
-    bad_params(std::string(method) + " takes " + std::to_string(n) + " parameter" +
-               (n == 1 ? "" : "s") + ", not " + std::to_string(params.size()));
+std::size_t param_count(Operation op) {
+  switch (op) {
+    case Operation::ping:
+    case Operation::register_client:
+      return 0;
+    case Operation::send_message:
+      return 2;
+    default:
+      return 1;
+  }
 }
+
+}  // namespace
+
+void arguments_of(Operation op, const std::vector<xmlrpc_c::value>& params, DecodedCall& out) {
+  const std::size_t n = param_count(op);
+  if (params.size() != n)
+    bad_params(std::string(method_of(op)) + " takes " + std::to_string(n) + " parameter" +
+               (n == 1 ? "" : "s") + ", not " + std::to_string(params.size()));
+  out.op = op;
+  switch (op) {
+    case Operation::ping:
+    case Operation::register_client:
+      break;
+    case Operation::get:
+      try {
+        out.spec = parse_spec(string_of(params[0], "label"));
+      } catch (const std::invalid_argument& e) {
+        bad_params(e.what());
+      }
+      break;
+    case Operation::echo:
+      out.payload = payload_of(params[0]);
+      break;
+    case Operation::send_message:
+      out.queue = string_of(params[0], "queue");
+      out.payload = message_of(params[1]);
+      break;
+    case Operation::receive_messages:
+    case Operation::unregister_client:
+      out.queue = string_of(params[0], "queue");
+      break;
+    case Operation::primes: {
+      const std::int64_t count = integer_of(params[0], "n");
+      if (count < 0 || count > std::numeric_limits<std::uint32_t>::max())
+        bad_params("n must be in 0.." + std::to_string(std::numeric_limits<std::uint32_t>::max()));
+      out.n = static_cast<std::uint32_t>(count);
+      break;
+    }
+  }
+}
+
+namespace {
+
+constexpr Operation kOperations[] = {Operation::ping,
+                                     Operation::get,
+                                     Operation::echo,
+                                     Operation::register_client,
+                                     Operation::send_message,
+                                     Operation::receive_messages,
+                                     Operation::unregister_client,
+                                     Operation::primes};
 
 class XmlrpcRpcBinding final : public RpcBinding {
  public:
@@ -128,7 +185,7 @@ class XmlrpcRpcBinding final : public RpcBinding {
     }
   }
 
-  // What the stack's methods (xmlrpc_methods.cpp) take from a call.
+  // Read as the stack's methods (xmlrpc_methods.cpp) read it.
   void decode_call(std::string_view wire, DecodedCall& out) override {
     check_document(wire, "</methodCall>", guard_);
     wire_.assign(wire);
@@ -139,41 +196,13 @@ class XmlrpcRpcBinding final : public RpcBinding {
     } catch (const girerr::error& e) {
       bad_params(e.what());
     }
-    const auto take = [&](Operation op, std::size_t n) {
-      expect_params(params, n, method_of(op));
-      out.op = op;
-    };
-    if (method == kPing) {
-      take(Operation::ping, 0);
-    } else if (method == kGet) {
-      take(Operation::get, 1);
-      try {
-        out.spec = parse_spec(string_of(params[0], "label"));
-      } catch (const std::invalid_argument& e) {
-        bad_params(e.what());
-      }
-    } else if (method == kEcho) {
-      take(Operation::echo, 1);
-      out.payload = payload_of(params[0]);
-    } else if (method == kRegisterClient) {
-      take(Operation::register_client, 0);
-    } else if (method == kSendMessage) {
-      take(Operation::send_message, 2);
-      out.queue = string_of(params[0], "queue");
-      out.payload = message_of(params[1]);
-    } else if (method == kReceiveMessages || method == kUnregisterClient) {
-      take(method == kReceiveMessages ? Operation::receive_messages : Operation::unregister_client,
-           1);
-      out.queue = string_of(params[0], "queue");
-    } else if (method == kPrimes) {
-      take(Operation::primes, 1);
-      const std::int64_t n = integer_of(params[0], "n");
-      if (n < 0 || n > std::numeric_limits<std::uint32_t>::max())
-        bad_params("n must be in 0.." + std::to_string(std::numeric_limits<std::uint32_t>::max()));
-      out.n = static_cast<std::uint32_t>(n);
-    } else {
-      bad_params("no method " + method);
+    for (const Operation op : kOperations) {
+      if (method != method_of(op)) continue;
+      params_.clear();
+      for (unsigned i = 0; i < params.size(); ++i) params_.push_back(params[i]);
+      return arguments_of(op, params_, out);
     }
+    bad_params("no method " + method);
   }
 
   void encode_reply(Operation op, const Payload& result, std::string& out) override {
@@ -212,6 +241,7 @@ class XmlrpcRpcBinding final : public RpcBinding {
 
  private:
   std::string wire_;
+  std::vector<xmlrpc_c::value> params_;
   InputGuard guard_;
 };
 

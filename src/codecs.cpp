@@ -1,6 +1,7 @@
 // The codec registry. Adding a wire format: one folder under src/ with a
 // factory function, and one line here.
 #include "common/codec.h"
+#include "common/rpc_binding.h"
 #include "rest/rest_codecs.h"
 #include "soap/soap_codecs.h"
 #include "xmlrpc/xmlrpc_codec.h"
@@ -10,15 +11,17 @@ namespace wsb {
 const std::vector<CodecEntry>& all_codecs() {
   static const std::vector<CodecEntry> codecs = {
       {"soap", "SOAP 1.1 document/literal via gSOAP, binaries inline as base64",
-       soap::make_soap_codec},
+       soap::make_soap_codec, soap::make_soap_rpc},
       {"soap-mtom", "SOAP 1.1 via gSOAP, binaries as MTOM/XOP attachments",
-       soap::make_soap_mtom_codec},
-      {"xmlrpc", "XML-RPC methodResponse via xmlrpc-c", xmlrpc::make_xmlrpc_codec},
-      {"json", "REST body in JSON via RapidJSON, binaries as base64", rest::make_json_codec},
+       soap::make_soap_mtom_codec, soap::make_soap_mtom_rpc},
+      {"xmlrpc", "XML-RPC methodResponse via xmlrpc-c", xmlrpc::make_xmlrpc_codec,
+       xmlrpc::make_xmlrpc_rpc},
+      {"json", "REST body in JSON via RapidJSON, binaries as base64", rest::make_json_codec,
+       nullptr},
       {"xml", "REST body in plain XML via libxml2 (xmlTextWriter / xmlTextReader)",
-       rest::make_xml_codec},
+       rest::make_xml_codec, nullptr},
       {"protobuf", "REST body in proto3 via libprotobuf, binaries as bytes",
-       rest::make_protobuf_codec},
+       rest::make_protobuf_codec, nullptr},
   };
   return codecs;
 }

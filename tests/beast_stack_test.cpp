@@ -11,6 +11,7 @@
 
 #include "common/codec.h"
 #include "common/phases.h"
+#include "common/rpc_binding.h"
 #include "common/service.h"
 #include "common/transport.h"
 #include "conformance_cases.h"
@@ -88,6 +89,13 @@ class BeastCodecs : public BeastStack, public ::testing::WithParamInterface<std:
     return describe_difference(expected, actual, codec_->double_fidelity());
   }
   bool can_carry(const Payload& p) const { return codec_->unsupported(p).empty(); }
+  // How the codec's refusals begin: an HTTP status for REST, the
+  // protocol's fault (with the same code for XML-RPC) for RPC codecs.
+  std::string refusal(unsigned status) const {
+    if (GetParam() == "xmlrpc") return "XML-RPC fault " + std::to_string(status) + ": ";
+    if (GetParam().starts_with("soap")) return "SOAP Fault SOAP-ENV:Client: ";
+    return "HTTP " + std::to_string(status) + ": ";
+  }
 
   std::unique_ptr<Client> client_;
   std::unique_ptr<Codec> codec_ = find_codec(GetParam()).make();
@@ -101,8 +109,8 @@ TEST(BeastStackEntry, CarriesEveryRegisteredCodec) {
 }
 
 // The operations themselves are tested for every stack in
-// stack_conformance_test.cpp; here, the REST form of a refusal.
-TEST_P(BeastCodecs, UnknownQueuesAreHttp404) {
+// stack_conformance_test.cpp; here, the form of a refusal.
+TEST_P(BeastCodecs, UnknownQueuesAreRefusedAs404) {
   const auto a = std::get<Message>(generate(parse_spec("message-a/100")));
   const std::string queue = client_->register_client();
   client_->unregister_client(queue);
@@ -116,19 +124,19 @@ TEST_P(BeastCodecs, UnknownQueuesAreHttp404) {
       call();
       ADD_FAILURE() << "a call on an unregistered queue succeeded";
     } catch (const CallError& e) {
-      EXPECT_EQ(std::string(e.what()).rfind("HTTP 404: ", 0), 0u) << e.what();
+      EXPECT_EQ(std::string(e.what()).rfind(refusal(404), 0), 0u) << e.what();
     }
   }
   EXPECT_EQ(client_->ping(), kPingReply) << "the connection survives refused calls";
 }
 
-TEST_P(BeastCodecs, ServiceLimitsAreHttp413AndServingGoesOn) {
+TEST_P(BeastCodecs, ServiceLimitsAreRefusedAs413AndServingGoesOn) {
   Payload out;
   try {
     client_->get(parse_spec("ints/100000000"), out);
     ADD_FAILURE() << "an over-limit payload was served";
   } catch (const CallError& e) {
-    EXPECT_EQ(std::string(e.what()).rfind("HTTP 413: ", 0), 0u) << e.what();
+    EXPECT_EQ(std::string(e.what()).rfind(refusal(413), 0), 0u) << e.what();
   }
   EXPECT_EQ(client_->ping(), kPingReply);
 }
@@ -299,16 +307,50 @@ TEST_F(BeastStack, EchoReadsTheContentTypeAndMirrorsIt) {
   EXPECT_EQ(r.body, "hi <&>");
 }
 
+// An RPC codec's calls are its protocol's own: a methodCall POSTed to
+// /RPC2, answered by a methodResponse; a REST route is not a call.
 TEST_F(BeastStack, CommonTransportHeaderSelectsTheCodec) {
   RawConnection c(endpoint());
   const Payload ints = generate(parse_spec("ints/5"));
-  const std::string body = encode_with("xmlrpc", ints);
+  const auto rpc = find_codec("xmlrpc").make_rpc();
+  std::string body;
+  rpc->encode_call({.op = Operation::echo, .payload = &ints}, body);
   const RawResponse r =
-      roundtrip(c, request("POST", "/echo", endpoint(),
+      roundtrip(c, request("POST", "/RPC2", endpoint(),
                            "Content-Type: text/xml\r\nX-Wsbench-Codec: xmlrpc\r\n", body));
   EXPECT_EQ(r.status, 200);
-  EXPECT_EQ(r.header("Content-Type"), find_codec("xmlrpc").make()->content_type());
-  EXPECT_EQ(describe_difference(ints, decode_with("xmlrpc", r.body)), "");
+  EXPECT_EQ(r.header("Content-Type"), "text/xml");
+  EXPECT_NE(r.body.find("<methodResponse>"), std::string::npos) << r.body;
+  Payload echoed;
+  rpc->decode_reply(Operation::echo, r.body, echoed);
+  EXPECT_EQ(describe_difference(ints, echoed), "");
+
+  const RawResponse rest =
+      roundtrip(c, request("POST", "/echo", endpoint(),
+                           "Content-Type: text/xml\r\nX-Wsbench-Codec: xmlrpc\r\n", body));
+  EXPECT_EQ(rest.status, 404);
+
+  const RawResponse fault =
+      roundtrip(c, request("POST", "/", endpoint(),
+                           "Content-Type: text/xml\r\nX-Wsbench-Codec: soap\r\n", "<junk/>"));
+  EXPECT_EQ(fault.status, 500);
+  EXPECT_NE(fault.body.find("SOAP-ENV:Fault"), std::string::npos) << fault.body;
+  EXPECT_NE(fault.body.find("SOAP-ENV:Client"), std::string::npos) << fault.body;
+
+  std::string unknown;
+  rpc->encode_call({.op = Operation::ping}, unknown);
+  unknown.replace(unknown.find("wsbench.ping"), 12, "wsbench.pong");
+  const RawResponse no_method =
+      roundtrip(c, request("POST", "/RPC2", endpoint(),
+                           "Content-Type: text/xml\r\nX-Wsbench-Codec: xmlrpc\r\n", unknown));
+  EXPECT_EQ(no_method.status, 200);
+  EXPECT_NE(no_method.body.find("<fault>"), std::string::npos) << no_method.body;
+  EXPECT_THROW(rpc->decode_reply(Operation::ping, no_method.body, echoed), CallError);
+
+  const RawResponse not_post =
+      roundtrip(c, request("GET", "/RPC2", endpoint(), "X-Wsbench-Codec: xmlrpc\r\n"));
+  EXPECT_EQ(not_post.status, 405);
+  EXPECT_EQ(not_post.header("Allow"), "POST");
 
   const RawResponse bad =
       roundtrip(c, request("GET", "/ping", endpoint(), "X-Wsbench-Codec: corba\r\n"));

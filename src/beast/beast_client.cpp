@@ -1,6 +1,7 @@
 // The beast stack's HTTP/1.1 client: one persistent connection, one codec,
 // REST media types for json/xml/protobuf and the X-Wsbench-Codec header for
-// the others. Everything a call can reuse is reused (docs/stacks/beast.md).
+// the others, whose calls are their protocol's own (common/rpc_binding.h).
+// Everything a call can reuse is reused (docs/stacks/beast.md).
 #include <boost/asio/connect.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
@@ -15,6 +16,7 @@
 #include "beast/timed_socket.h"
 #include "common/clock.h"
 #include "common/codec.h"
+#include "common/rpc_binding.h"
 #include "rest/http_negotiation.h"
 #include "rest/rest_handler.h"
 
@@ -59,6 +61,7 @@ class BeastClient final : public Client {
  public:
   BeastClient(const Endpoint& server, const std::string& codec)
       : where_(server.to_string()), codec_(find_codec(codec).make()), socket_(io_) {
+    if (const auto& entry = find_codec(codec); entry.make_rpc) rpc_ = entry.make_rpc();
     boost::system::error_code ec;
     tcp::resolver resolver(io_);
     const auto results = resolver.resolve(server.host, std::to_string(server.port), ec);
@@ -79,10 +82,14 @@ class BeastClient final : public Client {
       else
         req->set(kCodecHeader, codec);
     }
+    if (rpc_)
+      if (const auto [name, value] = rpc_->call_header(); !name.empty())
+        with_body_.set(name, value);
   }
 
   std::string ping() override {
     start();
+    if (rpc_) return rpc_text({.op = Operation::ping}, "ping");
     call(bodiless_, http::verb::get, "/ping", {}, http::status::ok);
     decode(payload_);
     return take_text("ping");
@@ -90,6 +97,7 @@ class BeastClient final : public Client {
 
   void get(const PayloadSpec& spec, Payload& out) override {
     start();
+    if (rpc_) return rpc_call({.op = Operation::get, .spec = spec}, out);
     if (spec != last_spec_ || label_.empty()) {
       label_ = spec.label();
       last_spec_ = spec;
@@ -100,6 +108,7 @@ class BeastClient final : public Client {
 
   void echo(const Payload& in, Payload& out) override {
     start();
+    if (rpc_) return rpc_call({.op = Operation::echo, .payload = &in}, out);
     encode(in);
     call(with_body_, http::verb::post, "/echo", {}, http::status::ok);
     decode(out);
@@ -107,6 +116,7 @@ class BeastClient final : public Client {
 
   std::string register_client() override {
     start();
+    if (rpc_) return rpc_text({.op = Operation::register_client}, "register_client");
     call(bodiless_, http::verb::post, "/queues", {}, http::status::created);
     constexpr std::string_view kPrefix = "/queues/";
     const auto at = location_.rfind(kPrefix);  // a path or an absolute URL
@@ -119,22 +129,24 @@ class BeastClient final : public Client {
 
   void send_message(const std::string& queue, const Message& message) override {
     start();
-    // The codec takes a Payload: the message is copied into a reused one,
-    // whose vectors and strings keep their capacity, so a steady state
-    // copies bytes but allocates nothing.
-    if (auto* m = std::get_if<Message>(&outgoing_))
-      *m = message;
-    else
-      outgoing_ = message;
-    encode(outgoing_);
+    if (rpc_)
+      return rpc_call({.op = Operation::send_message, .queue = queue, .message = &message},
+                      payload_);
+    // Encoded from the caller's message: no copy into a Payload.
+    codec_->encode_message(message, with_body_.body());
+    set_content_type(codec_->content_type());
     call(with_body_, http::verb::put, "/queues/", queue, http::status::no_content);
     mark(timeline_, kDecoded);
   }
 
   void receive_messages(const std::string& queue, std::vector<Message>& out) override {
     start();
-    call(bodiless_, http::verb::get, "/queues/", queue, http::status::ok);
-    decode(payload_);
+    if (rpc_) {
+      rpc_call({.op = Operation::receive_messages, .queue = queue}, payload_);
+    } else {
+      call(bodiless_, http::verb::get, "/queues/", queue, http::status::ok);
+      decode(payload_);
+    }
     auto* list = std::get_if<MessageList>(&payload_);
     if (list == nullptr)
       throw CallError("beast: GET /queues/" + queue + " returned no message list");
@@ -144,12 +156,14 @@ class BeastClient final : public Client {
 
   void unregister_client(const std::string& queue) override {
     start();
+    if (rpc_) return rpc_call({.op = Operation::unregister_client, .queue = queue}, payload_);
     call(bodiless_, http::verb::delete_, "/queues/", queue, http::status::no_content);
     mark(timeline_, kDecoded);
   }
 
   std::string primes(std::uint32_t n) override {
     start();
+    if (rpc_) return rpc_text({.op = Operation::primes, .n = n}, "primes");
     char digits[16];
     const std::string_view count(digits, std::to_chars(digits, digits + sizeof digits, n).ptr);
     call(bodiless_, http::verb::get, "/primes/", count, http::status::ok);
@@ -181,12 +195,34 @@ class BeastClient final : public Client {
     if (!open_) throw CallError("beast: no connection to " + where_ + ": " + closed_because_);
   }
 
+  // A call of the codec's own protocol: its call document POSTed to its
+  // path, its reply (or fault) decoded into `out`.
+  void rpc_call(const CallArgs& args, Payload& out) {
+    rpc_->encode_call(args, with_body_.body());
+    set_content_type(rpc_->call_content_type());
+    call(with_body_, http::verb::post, rpc_->path(), {}, http::status::ok);
+    try {
+      rpc_->decode_reply(args.op, response_body_, out);
+    } catch (const DecodeError& e) {
+      throw CallError(std::string("beast: undecodable response body: ") + e.what());
+    }
+    timeline_[kDecoded] = now_ns();
+  }
+
+  std::string rpc_text(const CallArgs& args, const char* what) {
+    rpc_call(args, payload_);
+    return take_text(what);
+  }
+
+  void set_content_type(const std::string& content_type) {
+    if (std::string_view(with_body_[http::field::content_type]) != content_type)
+      with_body_.set(http::field::content_type, content_type);
+  }
+
   void encode(const Payload& in) {
     codec_->encode(in, with_body_.body());
     // Constant for most codecs; MTOM's names a fresh boundary.
-    const std::string content_type = codec_->content_type();
-    if (std::string_view(with_body_[http::field::content_type]) != content_type)
-      with_body_.set(http::field::content_type, content_type);
+    set_content_type(codec_->content_type());
   }
 
   // Sends `req` to prefix + arg and reads the reply into response_body_;
@@ -226,7 +262,10 @@ class BeastClient final : public Client {
     // The server ends the connection after errors it cannot recover from
     // (413, a malformed request); later calls must fail, not reconnect.
     if (!res.keep_alive()) close("the server closed it after HTTP " + std::to_string(status));
-    if (res.result() != expected) {
+    // A protocol's fault may travel with an error status (SOAP: 500); its
+    // body says what went wrong, and decoding it reports that.
+    const bool fault = rpc_ != nullptr && status == rpc_->fault_status();
+    if (res.result() != expected && !fault) {
       if (status / 100 == 2)
         throw CallError("HTTP " + std::to_string(status) + ": expected " +
                         std::to_string(static_cast<unsigned>(expected)));
@@ -268,7 +307,8 @@ class BeastClient final : public Client {
 
   const std::string where_;
   std::unique_ptr<Codec> codec_;
-  net::io_context io_;  // owns the socket's service; never run (all I/O is blocking)
+  std::unique_ptr<RpcBinding> rpc_;  // for a codec with requests of its own
+  net::io_context io_;               // owns the socket's service; never run (all I/O is blocking)
   tcp::socket socket_;
   TimedSocket stream_{-1};
   bool open_ = true;
@@ -281,8 +321,7 @@ class BeastClient final : public Client {
   std::string location_;
   PayloadSpec last_spec_;
   std::string label_;
-  Payload payload_;   // decoded replies the caller does not receive directly
-  Payload outgoing_;  // a message being sent
+  Payload payload_;  // decoded replies the caller does not receive directly
   Timeline timeline_{};
   bool server_timing_asked_ = false;
   std::optional<ServerDurations> server_timing_;  // of the last reply, if asked

@@ -11,6 +11,8 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <type_traits>
+#include <variant>
 #include <vector>
 
 #include "common/payload.h"
@@ -65,6 +67,11 @@ class Codec {
   // capacity, so a timed loop measures encoding, not buffer growth.
   virtual void encode(const Payload& in, std::string& out) = 0;
 
+  // encode() of a bare Message (a client sending one), without copying it
+  // into a Payload first. The default does copy; codecs that visit the
+  // payload override it to encode the message in place (visit_model).
+  virtual void encode_message(const Message& in, std::string& out) { encode(Payload{in}, out); }
+
   // Replaces `out` with the decoded payload; throws DecodeError.
   virtual void decode(std::string_view wire, Payload& out) = 0;
 
@@ -74,6 +81,16 @@ class Codec {
   // Non-null when the codec can report its binding step apart.
   virtual CodecStages* stages() { return nullptr; }
 };
+
+// Applies `visitor` to the alternative a Payload holds, or directly to a
+// bare alternative (a Message): one encoder serves encode and encode_message.
+template <class Visitor, class Model>
+decltype(auto) visit_model(Visitor&& visitor, const Model& model) {
+  if constexpr (std::is_same_v<Model, Payload>)
+    return std::visit(std::forward<Visitor>(visitor), model);
+  else
+    return std::forward<Visitor>(visitor)(model);
+}
 
 // A codec that goes through its library's representation both ways:
 // encode and decode are exactly the stages, so what the stage benchmarks
@@ -93,10 +110,15 @@ class StagedCodec : public Codec, public CodecStages {
   bool splits_decode() const final { return true; }
 };
 
+class RpcBinding;  // common/rpc_binding.h
+
 struct CodecEntry {
   std::string name;
   std::string description;
   std::function<std::unique_ptr<Codec>()> make;
+  // For a protocol with requests of its own (SOAP, XML-RPC): how the
+  // common transport carries its calls. Empty for REST bodies.
+  std::function<std::unique_ptr<RpcBinding>()> make_rpc;
 };
 
 // Every codec wsbench knows, in report order (src/codecs.cpp).

@@ -64,8 +64,31 @@ std::string Service::register_client() {
   return id;
 }
 
+const Payload& Service::echo(const Payload& payload) {
+  called();
+  if (recording_.load(std::memory_order_relaxed)) record(payload);
+  return payload;
+}
+
+void Service::record_requests(bool on) {
+  const std::lock_guard lock(recorded_mutex_);
+  if (on) recorded_.reset();
+  recording_.store(on, std::memory_order_relaxed);
+}
+
+std::optional<Payload> Service::last_request() const {
+  const std::lock_guard lock(recorded_mutex_);
+  return recorded_;
+}
+
+void Service::record(const Payload& request) {
+  const std::lock_guard lock(recorded_mutex_);
+  recorded_ = request;
+}
+
 void Service::send_message(const std::string& queue, Message message) {
   called();
+  if (recording_.load(std::memory_order_relaxed)) record(message);
   const std::lock_guard lock(queues_mutex_);
   const auto it = queues_.find(queue);
   if (it == queues_.end())

@@ -2,11 +2,13 @@
 // their requests onto these calls and the results back onto their wire.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -58,14 +60,13 @@ class Service {
     return kPingReply;
   }
 
-  // The echo service is the identity: what was received goes back.
-  const Payload& echo(const Payload& received) const {
-    called();
-    return received;
-  }
-
   // E3: a catalogue payload, generated once per spec and shared.
   std::shared_ptr<const Payload> get(const PayloadSpec& spec);
+
+  // The echo service is the identity: returns what it was sent. Every
+  // stack's echo passes its decoded request through here, so verification
+  // sees what the server received.
+  const Payload& echo(const Payload& payload);
 
   // E5: the messaging service. Queue ids are opaque decimal strings.
   std::string register_client();
@@ -80,14 +81,26 @@ class Service {
 
   const ServiceLimits& limits() const { return limits_; }
 
+  // Verification of the request direction: while on, the service keeps a
+  // copy of the last echo's payload or sent message, for the benchmark to
+  // compare with what its client sent. Off (and copying nothing) while a
+  // benchmark times; switching it on forgets the previous record.
+  void record_requests(bool on);
+  std::optional<Payload> last_request() const;
+
  private:
   void check(const PayloadSpec& spec) const;
   void called() const {
     if (on_call_) on_call_();
   }
 
+  void record(const Payload& request);
+
   ServiceLimits limits_;
   CallHook on_call_;
+  std::atomic<bool> recording_{false};
+  mutable std::mutex recorded_mutex_;
+  std::optional<Payload> recorded_;
   std::mutex payloads_mutex_;
   std::map<std::string, std::shared_ptr<const Payload>> payloads_;
   std::mutex queues_mutex_;

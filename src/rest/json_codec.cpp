@@ -299,14 +299,8 @@ struct JsonTree {
 
 class JsonCodec final : public Codec, public CodecStages {
  public:
-  void encode(const Payload& in, std::string& out) override {
-    buffer_.Clear();
-    Encoder encoder(buffer_, scratch_);
-    encoder.writer().StartObject();
-    std::visit(encoder, in);
-    encoder.writer().EndObject();
-    out.assign(buffer_.GetString(), buffer_.GetSize());
-  }
+  void encode(const Payload& in, std::string& out) override { encode_model(in, out); }
+  void encode_message(const Message& in, std::string& out) override { encode_model(in, out); }
 
   void decode(std::string_view wire, Payload& out) override {
     read(wire);
@@ -337,6 +331,16 @@ class JsonCodec final : public Codec, public CodecStages {
 
  private:
   rapidjson::StringBuffer buffer_;
+  template <class Model>
+  void encode_model(const Model& in, std::string& out) {
+    buffer_.Clear();
+    Encoder encoder(buffer_, scratch_);
+    encoder.writer().StartObject();
+    visit_model(encoder, in);
+    encoder.writer().EndObject();
+    out.assign(buffer_.GetString(), buffer_.GetSize());
+  }
+
   std::string scratch_;  // base64 text, reused across encodes
   rapidjson::Document doc_;
 };

@@ -235,6 +235,11 @@ class ProtobufCodec final : public StagedCodec {
   std::string content_type() const override { return "application/x-protobuf"; }
 
   void bind(const Payload& in) override { std::visit(Binder(encoded_), in); }
+  void encode_message(const Message& in, std::string& out) override {
+    Binder binder(encoded_);
+    binder(in);
+    write(out);
+  }
 
   void write(std::string& out) override {
     // Fails only past protobuf's 2 GiB message limit.

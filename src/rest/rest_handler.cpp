@@ -140,6 +140,8 @@ void RestHandler::handle(const RestRequest& req, RestResponse& res) {
 }
 
 void RestHandler::respond(const RestRequest& req, RestResponse& res) {
+  if (!req.codec.empty())
+    if (RpcBinding* rpc = rpc_by_name(req.codec)) return respond_rpc(req, *rpc, res);
   const std::string_view path = req.target.substr(0, req.target.find('?'));
   const auto route = route_of(path);
   if (!route) throw HttpError{kNotFound, "no resource at " + quote(path)};

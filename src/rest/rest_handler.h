@@ -14,6 +14,7 @@
 #include "common/codec.h"
 #include "common/payload.h"
 #include "common/phases.h"
+#include "common/rpc_binding.h"
 #include "rest/http_negotiation.h"
 
 namespace wsb {
@@ -66,11 +67,17 @@ class RestHandler {
 
   // Fills `res` (reset first) for `req`; never throws for anything a client sent (bad
   // input becomes a 4xx, a failure of ours a 500). Marks kParsed,
-  // kServiced and kMarshalled (mark_server) when req.received_ns is set.
+  // kServiced and kMarshalled (mark_server) when req.received_ns is set. A
+  // request whose X-Wsbench-Codec names a codec with an RPC binding is a
+  // call of that protocol (rpc_handler.cpp), answered by its reply or fault.
   void handle(const RestRequest& req, RestResponse& res);
 
  private:
   void respond(const RestRequest& req, RestResponse& res);
+  // rpc_handler.cpp
+  void respond_rpc(const RestRequest& req, RpcBinding& rpc, RestResponse& res);
+  void serve_call(std::string_view body, RpcBinding& rpc, RestResponse& res);
+  RpcBinding* rpc_by_name(std::string_view name);
   void queue(const RestRequest& req, std::string_view id, RestResponse& res);
   Format read_payload(const RestRequest& req, bool text_allowed);
   Codec* response_codec(const RestRequest& req, bool text_allowed, Format preferred);
@@ -85,9 +92,12 @@ class RestHandler {
   Service& service_;
   Payload payload_;  // decoded request body or service result
   std::vector<std::unique_ptr<Codec>> codecs_;
-  std::array<Codec*, 3> by_format_{};    // json, xml, protobuf
-  Codec* named_ = nullptr;               // X-Wsbench-Codec of the current request
-  std::array<std::int64_t, 4> marks_{};  // kRequestReceived..kMarshalled
+  std::array<Codec*, 3> by_format_{};                  // json, xml, protobuf
+  Codec* named_ = nullptr;                             // X-Wsbench-Codec of the current request
+  std::vector<std::unique_ptr<RpcBinding>> bindings_;  // by codec registry index
+  DecodedCall call_;                                   // the RPC call being served
+  std::shared_ptr<const Payload> got_;                 // a get's result, until encoded
+  std::array<std::int64_t, 4> marks_{};                // kRequestReceived..kMarshalled
   bool server_timing_ = false;
 };
 

@@ -644,17 +644,8 @@ class XmlCodec final : public Codec {
  public:
   XmlCodec() { xmlInitParser(); }
 
-  void encode(const Payload& in, std::string& out) override {
-    if (!writer_) writer_ = std::make_unique<Writer>();
-    try {
-      writer_->begin(out);
-      std::visit(Encoder(*writer_, encode_scratch_), in);
-      writer_->end();
-    } catch (...) {
-      writer_.reset();  // its element stack is unknown now; start afresh next time
-      throw;
-    }
-  }
+  void encode(const Payload& in, std::string& out) override { encode_model(in, out); }
+  void encode_message(const Message& in, std::string& out) override { encode_model(in, out); }
 
   void decode(std::string_view wire, Payload& out) override {
     reader_.start(wire);
@@ -664,6 +655,19 @@ class XmlCodec final : public Codec {
   std::string content_type() const override { return "application/xml"; }
 
  private:
+  template <class Model>
+  void encode_model(const Model& in, std::string& out) {
+    if (!writer_) writer_ = std::make_unique<Writer>();
+    try {
+      writer_->begin(out);
+      visit_model(Encoder(*writer_, encode_scratch_), in);
+      writer_->end();
+    } catch (...) {
+      writer_.reset();  // its element stack is unknown now; start afresh next time
+      throw;
+    }
+  }
+
   std::unique_ptr<Writer> writer_;
   Reader reader_;
   std::string encode_scratch_;  // footprint text, reused across encodes

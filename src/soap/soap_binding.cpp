@@ -1,6 +1,8 @@
 #include "soap/soap_binding.h"
 
+#include <algorithm>
 #include <climits>
+#include <cstring>
 #include <new>
 #include <stdexcept>
 #include <utility>
@@ -10,6 +12,33 @@
 #include "common/gml.h"
 
 namespace wsb::soap {
+
+ContextPtr new_context() {
+  ContextPtr ctx(soap_new());
+  if (!ctx) throw std::bad_alloc();
+  soap_set_namespaces(ctx.get(), namespaces);
+  return ctx;
+}
+
+std::size_t take_input(std::string_view& input, char* buf, std::size_t size) {
+  const std::size_t n = std::min(size, input.size());
+  std::memcpy(buf, input.data(), n);
+  input.remove_prefix(n);
+  return n;
+}
+
+bool only_space_left(const Context* ctx, std::string_view unread) {
+  const auto is_xml_space = [](char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; };
+  const std::string_view buffered(ctx->buf + ctx->bufidx, ctx->buflen - ctx->bufidx);
+  return std::all_of(buffered.begin(), buffered.end(), is_xml_space) &&
+         std::all_of(unread.begin(), unread.end(), is_xml_space);
+}
+
+void check_no_trailing_content(const Context* ctx, std::string_view unread,
+                               const std::string& who) {
+  if (!only_space_left(ctx, unread)) throw DecodeError(who + ": content after the end of the message");
+}
+
 namespace {
 
 template <class T>

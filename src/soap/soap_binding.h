@@ -8,7 +8,7 @@
 
 #include <algorithm>
 #include <cstddef>
-#include <cstring>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -57,24 +57,33 @@ inline void release_message(Context* ctx) {
   soap_dealloc(ctx, nullptr);
 }
 
-// The body of an frecv callback that reads from memory: moves up to `size`
-// bytes from the front of `input` into `buf`.
-inline std::size_t take_input(std::string_view& input, char* buf, std::size_t size) {
-  const std::size_t n = std::min(size, input.size());
-  std::memcpy(buf, input.data(), n);
-  input.remove_prefix(n);
-  return n;
-}
+// ---- engine contexts writing to and reading from memory ----
+// (the codecs, soap_codec.cpp, and the RPC binding, soap_rpc.cpp)
+
+struct ContextDeleter {
+  void operator()(Context* ctx) const {
+    soap_destroy(ctx);
+    soap_end(ctx);
+    soap_free(ctx);
+  }
+};
+using ContextPtr = std::unique_ptr<Context, ContextDeleter>;
+
+// A context with wsbench's namespace table; throws std::bad_alloc.
+ContextPtr new_context();
+
+// What a soap::frecv reading from memory does: moves up to `size` bytes
+// of `input` into `buf`, returns how many.
+std::size_t take_input(std::string_view& input, char* buf, std::size_t size);
 
 // After a parse: whether only XML white space is left, in the context's
-// buffer and in the `unread` input. gSOAP stops reading at the root's end
-// tag; like any XML parser we reject content after it.
-inline bool only_space_left(const Context* ctx, std::string_view unread) {
-  const auto space = [](char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; };
-  const std::string_view buffered(ctx->buf + ctx->bufidx, ctx->buflen - ctx->bufidx);
-  return std::all_of(buffered.begin(), buffered.end(), space) &&
-         std::all_of(unread.begin(), unread.end(), space);
-}
+// buffer and in the `unread` input.
+bool only_space_left(const Context* ctx, std::string_view unread);
+
+// gSOAP stops reading at </SOAP-ENV:Envelope> (or the closing MIME
+// boundary); like any XML parser we reject non-whitespace after it, in
+// what it buffered or in the `unread` input. Throws DecodeError naming `who`.
+void check_no_trailing_content(const Context* ctx, std::string_view unread, const std::string& who);
 
 // MIME type of the MTOM parts. Setting it on an xsd__base64Binary is what
 // tells gSOAP (in SOAP_ENC_MTOM mode) to send the binary as an attachment.

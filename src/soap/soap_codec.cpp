@@ -36,15 +36,6 @@ namespace {
 // anyway.)
 constexpr ULONG64 kMaxCodecMessageBytes = ULONG64{1} << 30;
 
-struct ContextDeleter {
-  void operator()(Context* ctx) const {
-    soap_destroy(ctx);
-    soap_end(ctx);
-    soap_free(ctx);
-  }
-};
-using ContextPtr = std::unique_ptr<Context, ContextDeleter>;
-
 template <class T>
 T* checked(T* p) {
   if (p == nullptr) throw std::bad_alloc();
@@ -157,7 +148,7 @@ class SoapCodec final : public StagedCodec {
     // counter still shows the element left open.
     if (ctx->level != 0) fail("an element is not closed (unbalanced nesting)");
     if (soap_end_recv(ctx)) fail_read();
-    check_no_trailing_content();
+    check_no_trailing_content(ctx, input_, name_);
     received_ = r;
   }
 
@@ -170,13 +161,6 @@ class SoapCodec final : public StagedCodec {
   }
 
  private:
-  static Context* new_context() {
-    Context* ctx = soap_new();
-    if (ctx == nullptr) throw std::bad_alloc();
-    soap_set_namespaces(ctx, namespaces);
-    return ctx;
-  }
-
   static int send_to_sink(Context* ctx, const char* data, std::size_t size) {
     static_cast<SoapCodec*>(ctx->user)->sink_->append(data, size);
     return SOAP_OK;
@@ -184,13 +168,6 @@ class SoapCodec final : public StagedCodec {
 
   static std::size_t recv_from_input(Context* ctx, char* buf, std::size_t size) {
     return take_input(static_cast<SoapCodec*>(ctx->user)->input_, buf, size);
-  }
-
-  // gSOAP stops reading at </SOAP-ENV:Envelope> (or the closing MIME
-  // boundary); like any XML parser we reject non-whitespace after it.
-  void check_no_trailing_content() const {
-    if (!only_space_left(read_ctx_.get(), input_))
-      throw DecodeError(name_ + ": content after the end of the message");
   }
 
   // gSOAP's own description of the error: its fault string (for a received

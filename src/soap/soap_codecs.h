@@ -4,6 +4,7 @@
 #include <memory>
 
 #include "common/codec.h"
+#include "common/rpc_binding.h"
 
 namespace wsb::soap {
 
@@ -12,5 +13,10 @@ std::unique_ptr<Codec> make_soap_codec();
 // The same envelope as the root of an MTOM/XOP multipart/related package,
 // binaries as raw MIME parts.
 std::unique_ptr<Codec> make_soap_mtom_codec();
+
+// Their RPC bindings (soap_rpc.cpp): the gsoap stack's call and reply
+// envelopes, MTOM packages for soap-mtom.
+std::unique_ptr<RpcBinding> make_soap_rpc();
+std::unique_ptr<RpcBinding> make_soap_mtom_rpc();
 
 }  // namespace wsb::soap

@@ -35,7 +35,6 @@
 // request_transfer.
 #include <xmlrpc-c/base.h>
 
-#include <limits>
 #include <optional>
 #include <string>
 #include <xmlrpc-c/base.hpp>
@@ -48,12 +47,12 @@
 #include "xmlrpc/xmlrpc_guard.h"
 #include "xmlrpc/xmlrpc_limits.h"
 #include "xmlrpc/xmlrpc_mapping.h"
+#include "xmlrpc/xmlrpc_rpc.h"
 #include "xmlrpc/xmlrpc_stack.h"
 
 namespace wsb::xmlrpc {
 namespace {
 
-using xmlrpc_c::paramList;
 using xmlrpc_c::value;
 
 // A mapping error's detail, without its "xmlrpc: " prefix.
@@ -78,49 +77,40 @@ class CurlClient final : public Client {
 
   std::string ping() override {
     begin();
-    const value& reply = call(kPing, paramList());
+    const value& reply = call({.op = Operation::ping});
     return finish(string_reply(reply, "ping reply"));
   }
 
   void get(const PayloadSpec& spec, Payload& out) override {
     begin();
-    const value& reply = call(kGet, paramList().addc(spec.label()));
+    const value& reply = call({.op = Operation::get, .spec = spec});
     payload_reply(reply, out);
     finish();
   }
 
   void echo(const Payload& in, Payload& out) override {
     begin();
-    {
-      paramList params;
-      params.add(payload_value(in));  // std::invalid_argument: not sent
-      const value& reply = call(kEcho, params);
-      payload_reply(reply, out);
-    }
+    const value& reply = call({.op = Operation::echo, .payload = &in});
+    payload_reply(reply, out);
     finish();
   }
 
   std::string register_client() override {
     begin();
-    const value& reply = call(kRegisterClient, paramList());
+    const value& reply = call({.op = Operation::register_client});
     return finish(string_reply(reply, "queue id"));
   }
 
   void send_message(const std::string& queue, const Message& message) override {
     begin();
-    {
-      paramList params;
-      params.addc(queue);
-      params.add(message_value(message));
-      const value& reply = call(kSendMessage, params);
-      true_reply(reply, kSendMessage);
-    }
+    const value& reply = call({.op = Operation::send_message, .queue = queue, .message = &message});
+    true_reply(reply, kSendMessage);
     finish();
   }
 
   void receive_messages(const std::string& queue, std::vector<Message>& out) override {
     begin();
-    const value& reply = call(kReceiveMessages, paramList().addc(queue));
+    const value& reply = call({.op = Operation::receive_messages, .queue = queue});
     payload_reply(reply, payload_);
     auto* list = std::get_if<MessageList>(&payload_);
     if (list == nullptr) throw CallError("xmlrpc-c: receiveMessages did not return a message list");
@@ -130,20 +120,14 @@ class CurlClient final : public Client {
 
   void unregister_client(const std::string& queue) override {
     begin();
-    const value& reply = call(kUnregisterClient, paramList().addc(queue));
+    const value& reply = call({.op = Operation::unregister_client, .queue = queue});
     true_reply(reply, kUnregisterClient);
     finish();
   }
 
   std::string primes(std::uint32_t n) override {
     begin();
-    // <i4> is the XML-RPC integer; only what does not fit goes as <i8>.
-    const value count = n <= static_cast<std::uint32_t>(std::numeric_limits<std::int32_t>::max())
-                            ? value(xmlrpc_c::value_int(static_cast<int>(n)))
-                            : value(xmlrpc_c::value_i8(n));
-    paramList params;
-    params.add(count);
-    const value& reply = call(kPrimes, params);
+    const value& reply = call({.op = Operation::primes, .n = n});
     return finish(string_reply(reply, "primes reply"));
   }
 
@@ -164,9 +148,12 @@ class CurlClient final : public Client {
   // the call (the phase check found it outside).
   void finish() { mark(timeline_, kDecoded); }
 
-  // One round trip; the result stays valid until the next call.
-  const value& call(const char* method, const paramList& params) {
-    xmlrpc_c::xml::generateCall(method, params, xmlrpc_dialect_i8, &call_xml_);
+  // One round trip; the result stays valid until the next call. The call
+  // document is the RPC binding's (xmlrpc_rpc.h), so the common transport
+  // sends the same bytes. std::invalid_argument: not sent.
+  const value& call(const CallArgs& args) {
+    const char* method = method_of(args.op);
+    xmlrpc_c::xml::generateCall(method, params_of(args), xmlrpc_dialect_i8, &call_xml_);
     try {
       transport_.call(&carriage_, call_xml_, &response_xml_);
     } catch (const girerr::error& e) {

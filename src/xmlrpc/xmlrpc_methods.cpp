@@ -9,7 +9,6 @@
 
 #include <array>
 #include <cstdint>
-#include <limits>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -19,6 +18,7 @@
 #include "common/phases.h"
 #include "common/service.h"
 #include "xmlrpc/xmlrpc_mapping.h"
+#include "xmlrpc/xmlrpc_rpc.h"
 #include "xmlrpc/xmlrpc_stack.h"
 
 namespace wsb::xmlrpc {
@@ -32,18 +32,18 @@ using xmlrpc_c::value;
 // declares.
 constexpr std::size_t kMethodStack = std::size_t{1} << 20;
 
-[[noreturn]] void bad_params(const std::string& what) { throw DecodeError("xmlrpc: " + what); }
-
-void expect_params(const carray& params, std::size_t n, const char* method) {
-  if (params.size() != n)
-    bad_params(std::string(method) + " takes " + std::to_string(n) + " parameter" +
-               (n == 1 ? "" : "s") + ", not " + std::to_string(params.size()));
+// The call's arguments in the model, read as the RPC binding reads them
+// (xmlrpc_rpc.h).
+DecodedCall arguments(Operation op, const carray& params) {
+  DecodedCall call;
+  arguments_of(op, params, call);
+  return call;
 }
 
 // ---- the methods: parameters -> model -> Service -> value ----
 
 value ping(Service& service, const carray& params) {
-  expect_params(params, 0, kPing);
+  arguments(Operation::ping, params);
   mark_server(kParsed);
   std::string reply = service.ping();
   mark_server(kServiced);
@@ -51,25 +51,24 @@ value ping(Service& service, const carray& params) {
 }
 
 value get(Service& service, const carray& params) {
-  expect_params(params, 1, kGet);
-  const PayloadSpec spec = parse_spec(string_of(params[0], "label"));
+  const DecodedCall call = arguments(Operation::get, params);
   mark_server(kParsed);
-  const auto payload = service.get(spec);
+  const auto payload = service.get(call.spec);
   mark_server(kServiced);
   return payload_value(*payload);
 }
 
 value echo(Service& service, const carray& params) {
-  expect_params(params, 1, kEcho);
-  const Payload payload = payload_of(params[0]);
+  const DecodedCall call = arguments(Operation::echo, params);
   mark_server(kParsed);
-  const Payload& echoed = service.echo(payload);
+  // The service's echo is the identity: what was decoded goes back.
+  const Payload& echoed = service.echo(call.payload);
   mark_server(kServiced);
   return payload_value(echoed);
 }
 
 value register_client(Service& service, const carray& params) {
-  expect_params(params, 0, kRegisterClient);
+  arguments(Operation::register_client, params);
   mark_server(kParsed);
   std::string queue = service.register_client();
   mark_server(kServiced);
@@ -77,40 +76,33 @@ value register_client(Service& service, const carray& params) {
 }
 
 value send_message(Service& service, const carray& params) {
-  expect_params(params, 2, kSendMessage);
-  const std::string queue = string_of(params[0], "queue");
-  Message message = message_of(params[1]);
+  DecodedCall call = arguments(Operation::send_message, params);
   mark_server(kParsed);
-  service.send_message(queue, std::move(message));
+  service.send_message(call.queue, std::move(std::get<Message>(call.payload)));
   mark_server(kServiced);
   return xmlrpc_c::value_boolean(true);
 }
 
 value receive_messages(Service& service, const carray& params) {
-  expect_params(params, 1, kReceiveMessages);
-  const std::string queue = string_of(params[0], "queue");
+  const DecodedCall call = arguments(Operation::receive_messages, params);
   mark_server(kParsed);
-  const Payload messages = MessageList{service.receive_messages(queue)};
+  const Payload messages = MessageList{service.receive_messages(call.queue)};
   mark_server(kServiced);
   return payload_value(messages);
 }
 
 value unregister_client(Service& service, const carray& params) {
-  expect_params(params, 1, kUnregisterClient);
-  const std::string queue = string_of(params[0], "queue");
+  const DecodedCall call = arguments(Operation::unregister_client, params);
   mark_server(kParsed);
-  service.unregister_client(queue);
+  service.unregister_client(call.queue);
   mark_server(kServiced);
   return xmlrpc_c::value_boolean(true);
 }
 
 value primes(Service& service, const carray& params) {
-  expect_params(params, 1, kPrimes);
-  const std::int64_t n = integer_of(params[0], "n");
-  if (n < 0 || n > std::numeric_limits<std::uint32_t>::max())
-    bad_params("n must be in 0.." + std::to_string(std::numeric_limits<std::uint32_t>::max()));
+  const DecodedCall call = arguments(Operation::primes, params);
   mark_server(kParsed);
-  std::string reply = service.primes(static_cast<std::uint32_t>(n));
+  std::string reply = service.primes(call.n);
   mark_server(kServiced);
   return xmlrpc_c::value_string(reply);
 }

@@ -36,7 +36,8 @@ bool only_space_left(const Context* ctx, std::string_view unread) {
 
 void check_no_trailing_content(const Context* ctx, std::string_view unread,
                                const std::string& who) {
-  if (!only_space_left(ctx, unread)) throw DecodeError(who + ": content after the end of the message");
+  if (!only_space_left(ctx, unread))
+    throw DecodeError(who + ": content after the end of the message");
 }
 
 namespace {

@@ -248,15 +248,8 @@ class ProtobufCodec final : public StagedCodec {
     if (wire.size() > static_cast<std::size_t>(std::numeric_limits<int>::max()))
       fail("body exceeds protobuf's 2 GiB limit");
     auto* message = pb::Arena::CreateMessage<wsbench::Response>(&arena_);
-    bool ok = false;
-    {
-      // A proto3 string field holding invalid UTF-8 fails the parse, as it
-      // must, but libprotobuf also logs an ERROR line to stderr for it; the
-      // DecodeError below is the report, so silence the log meanwhile.
-      const pb::LogSilencer silence;
-      ok = message->ParseFromArray(wire.data(), static_cast<int>(wire.size()));
-    }
-    if (!ok) fail("malformed message (truncated, invalid wire format or invalid UTF-8 string)");
+    if (!message->ParseFromArray(wire.data(), static_cast<int>(wire.size())))
+      fail("malformed message (truncated, invalid wire format or invalid UTF-8 string)");
     decoded_ = message;
   }
 
@@ -266,6 +259,12 @@ class ProtobufCodec final : public StagedCodec {
   }
 
  private:
+  // A proto3 string field holding invalid UTF-8 fails the parse, as it
+  // must, but libprotobuf also logs an ERROR line to stderr for it; the
+  // DecodeError is the report. Silenced for the codec's lifetime, not per
+  // read: a LogSilencer takes protobuf's global log mutex, which would sit
+  // in every timed decode.
+  const pb::LogSilencer silence_;
   wsbench::Response encoded_;
   pb::Arena arena_;
   const wsbench::Response* decoded_ = nullptr;  // on arena_, valid until the next read

@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "common/codec.h"
+#include "harness/heap_policy.h"
 #include "instruction_count.h"
 #include "payload_cache.h"
 
@@ -63,10 +64,11 @@ bool verified(benchmark::State& state, Codec& codec, const Payload& payload, std
   return true;
 }
 
-void run_step(benchmark::State& state, const CodecEntry& entry, Step step,
-              const PayloadSpec& spec) {
+void run_step(benchmark::State& state, const CodecEntry& entry, Step step, const PayloadSpec& spec,
+              Allocation allocation) {
   const Payload& payload = cached_payload(spec);
   const auto codec = entry.make();
+  codec->set_allocation(allocation);
   if (const std::string reason = codec->unsupported(payload); !reason.empty()) {
     state.SkipWithError(("unsupported: " + reason).c_str());
     return;
@@ -81,6 +83,9 @@ void run_step(benchmark::State& state, const CodecEntry& entry, Step step,
   std::string out;
   Payload decoded;
 
+  // Minor page faults per iteration show what the heap policy does: a case
+  // whose freed memory goes back to the kernel faults it in again.
+  const long faults_before = thread_minor_faults();
   const CountedRegion counted;
   switch (step) {
     case Step::encode:
@@ -136,6 +141,9 @@ void run_step(benchmark::State& state, const CodecEntry& entry, Step step,
       }
       break;
   }
+  state.counters["page_faults_per_op"] =
+      benchmark::Counter(static_cast<double>(thread_minor_faults() - faults_before),
+                         benchmark::Counter::kAvgIterations);
   report(state, payload, wire.size());
   if (const DoubleFidelity f = codec->double_fidelity(); !f.exact())
     state.SetLabel("verified with doubles to " + std::to_string(f.relative) + " relative");
@@ -144,9 +152,9 @@ void run_step(benchmark::State& state, const CodecEntry& entry, Step step,
 // Skips instead of aborting the whole run: one codec's failure on one
 // payload must not lose what the other cases measure.
 void guarded_step(benchmark::State& state, const CodecEntry& entry, Step step,
-                  const PayloadSpec& spec) {
+                  const PayloadSpec& spec, Allocation allocation) {
   try {
-    run_step(state, entry, step, spec);
+    run_step(state, entry, step, spec, allocation);
   } catch (const std::exception& e) {
     state.SkipWithError((std::string(step_name(step)) + " failed: " + e.what()).c_str());
   }
@@ -184,7 +192,7 @@ bool stage_available(const CodecEntry& entry, Step step) {
 
 }  // namespace
 
-void register_codec_benchmarks(Sweep sweep, std::int64_t iterations) {
+void register_codec_benchmarks(Sweep sweep, std::int64_t iterations, Allocation allocation) {
   const auto payloads = codec_payloads(sweep);
   for (const auto& spec : payloads) {
     auto* b = benchmark::RegisterBenchmark(("memcpy/" + spec.label()).c_str(),
@@ -199,8 +207,9 @@ void register_codec_benchmarks(Sweep sweep, std::int64_t iterations) {
         const std::string name =
             std::string(step_name(step)) + "/" + entry.name + "/" + spec.label();
         auto* b = benchmark::RegisterBenchmark(
-            name.c_str(),
-            [&entry, step, spec](benchmark::State& s) { guarded_step(s, entry, step, spec); });
+            name.c_str(), [&entry, step, spec, allocation](benchmark::State& s) {
+              guarded_step(s, entry, step, spec, allocation);
+            });
         if (iterations > 0) b->Iterations(iterations);
       }
     }

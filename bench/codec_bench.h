@@ -2,6 +2,7 @@
 
 #include <cstdint>
 
+#include "common/codec.h"
 #include "sweep.h"
 
 namespace wsb::bench {
@@ -9,7 +10,7 @@ namespace wsb::bench {
 // encode/<codec>/<payload>, decode/..., the bind/write/read/unbind stages
 // where a codec has a representation of its own, and memcpy/<payload>.
 // `iterations` > 0 fixes the iteration count (for instruction counting);
-// 0 lets Google Benchmark choose.
-void register_codec_benchmarks(Sweep sweep, std::int64_t iterations);
+// 0 lets Google Benchmark choose. Every codec runs with `allocation`.
+void register_codec_benchmarks(Sweep sweep, std::int64_t iterations, Allocation allocation);
 
 }  // namespace wsb::bench

@@ -43,9 +43,21 @@ class CodecStages {
   virtual void unbind(Payload& out) = 0;         // representation -> model
 };
 
+// What a codec does with the library state it allocates (messages,
+// documents, contexts, parsers, buffers) from one call to the next.
+enum class Allocation {
+  reuse,  // keep it and reuse what the library lets one reuse: steady state
+  fresh,  // make it anew on every call, as typical user code does
+};
+
 class Codec {
  public:
   virtual ~Codec() = default;
+
+  // Takes effect from the next call. docs/codecs.md says, per codec, what
+  // each policy keeps or remakes.
+  void set_allocation(Allocation allocation) { allocation_ = allocation; }
+  Allocation allocation() const { return allocation_; }
 
   // Why this codec cannot carry this payload at all (a limit of its
   // library, e.g. xmlrpc-c and 4-byte UTF-8), or empty if it can. Tests and
@@ -73,6 +85,12 @@ class Codec {
 
   // Non-null when the codec can report its binding step apart.
   virtual CodecStages* stages() { return nullptr; }
+
+ protected:
+  bool fresh() const { return allocation_ == Allocation::fresh; }
+
+ private:
+  Allocation allocation_ = Allocation::reuse;
 };
 
 // A codec that goes through its library's representation both ways:

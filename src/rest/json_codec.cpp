@@ -31,8 +31,9 @@
 namespace wsb::rest {
 namespace {
 
-// StringBuffer (reused, so its capacity persists) lets the writer use its
-// unchecked fast path; one memcpy then moves the result to the caller.
+// StringBuffer lets the writer use its unchecked fast path and RapidJSON's
+// number and string specialisations; one memcpy then moves the result to the
+// caller.
 using JsonWriter = rapidjson::Writer<rapidjson::StringBuffer>;
 
 void write_string(JsonWriter& w, const std::string& s) {
@@ -276,15 +277,31 @@ struct JsonTree {
   [[noreturn]] static void fail(const std::string& what) { rest::fail(what); }
 };
 
+// The document into `out`; the one copy out of `buffer` stays because
+// RapidJSON's fast paths for numbers and strings exist only for a Writer
+// on its own StringBuffer (docs/codecs.md has the measurement).
+void write_document(const Payload& in, rapidjson::StringBuffer& buffer, std::string& scratch,
+                    std::string& out) {
+  Encoder encoder(buffer, scratch);
+  encoder.writer().StartObject();
+  std::visit(encoder, in);
+  encoder.writer().EndObject();
+  out.assign(buffer.GetString(), buffer.GetSize());
+}
+
 class JsonCodec final : public Codec, public CodecStages {
  public:
   void encode(const Payload& in, std::string& out) override {
-    buffer_.Clear();
-    Encoder encoder(buffer_, scratch_);
-    encoder.writer().StartObject();
-    std::visit(encoder, in);
-    encoder.writer().EndObject();
-    out.assign(buffer_.GetString(), buffer_.GetSize());
+    // Fresh: a new StringBuffer and scratch string per call, as typical
+    // RapidJSON code writes; reuse keeps both and their capacity.
+    if (fresh()) {
+      rapidjson::StringBuffer buffer;
+      std::string scratch;
+      write_document(in, buffer, scratch, out);
+    } else {
+      buffer_.Clear();
+      write_document(in, buffer_, scratch_, out);
+    }
   }
 
   void decode(std::string_view wire, Payload& out) override {
@@ -301,9 +318,13 @@ class JsonCodec final : public Codec, public CodecStages {
   void write(std::string&) override { throw std::logic_error("json encodes without a DOM"); }
 
   void read(std::string_view wire) override {
-    // Release the previous DOM so memory does not grow across calls.
-    doc_.SetNull();
-    doc_.GetAllocator().Clear();
+    if (fresh()) {
+      doc_ = rapidjson::Document();  // a new document with a new allocator
+    } else {
+      // Release the previous DOM so memory does not grow across calls.
+      doc_.SetNull();
+      doc_.GetAllocator().Clear();
+    }
     // Full precision: RapidJSON's default double parsing may be off by an
     // ulp, which would fail verification of 17-digit values.
     doc_.Parse<rapidjson::kParseFullPrecisionFlag>(wire.data(), wire.size());

@@ -68,22 +68,8 @@ class SoapCodec final : public StagedCodec {
       : mtom_(mtom),
         name_(mtom ? "soap-mtom" : "soap"),
         bind_ctx_(new_context()),
-        write_ctx_(new_context()),
-        read_ctx_(new_context()) {
-    // UTF-8 strings pass through unchanged (the default treats bytes >= 0x80
-    // as Latin-1). Buffered output (SOAP_IO_BUFFER) is what gSOAP itself
-    // picks on a socket: fsend sees 64 KiB blocks, not every tag.
-    soap_set_omode(write_ctx_.get(), SOAP_C_UTFSTRING | SOAP_IO_BUFFER);
-    if (mtom_) soap_set_omode(write_ctx_.get(), SOAP_ENC_MTOM);
-    write_ctx_->fsend = &SoapCodec::send_to_sink;
-    write_ctx_->user = this;
-    // Strict validation: required elements must be present, unknown
-    // elements are errors rather than skipped.
-    soap_set_imode(read_ctx_.get(), SOAP_C_UTFSTRING | SOAP_XML_STRICT);
-    read_ctx_->frecv = &SoapCodec::recv_from_input;
-    read_ctx_->user = this;
-    apply_input_limits(read_ctx_.get(), kMaxCodecMessageBytes);
-  }
+        write_ctx_(new_write_context()),
+        read_ctx_(new_read_context()) {}
 
   std::string not_applicable(const Payload& payload) const override {
     if (mtom_ && !has_binary(payload)) return "no binary: MTOM output identical to soap";
@@ -93,8 +79,11 @@ class SoapCodec final : public StagedCodec {
   std::string content_type() const override { return content_type_; }
 
   void bind(const Payload& in) override {
-    Context* ctx = bind_ctx_.get();
     bound_ = nullptr;
+    // Fresh: a new context per call, as a gSOAP application that makes one
+    // per message does; reuse releases the previous message's structs.
+    if (fresh()) bind_ctx_.reset(new_context());
+    Context* ctx = bind_ctx_.get();
     release_message(ctx);
     wsb__getResponse* r = checked(soap_new_wsb__getResponse(ctx));
     Binder(ctx, mtom_).payload(in, r->__union_payload, r->payload);
@@ -103,6 +92,7 @@ class SoapCodec final : public StagedCodec {
 
   void write(std::string& out) override {
     if (bound_ == nullptr) throw std::logic_error(name_ + ": write() before bind()");
+    if (fresh()) write_ctx_.reset(new_write_context());
     Context* ctx = write_ctx_.get();
     // The bound structs live in bind_ctx_, so releasing this context's
     // per-message state (MIME boundary, attachment list) keeps repeated
@@ -139,8 +129,9 @@ class SoapCodec final : public StagedCodec {
   }
 
   void read(std::string_view wire) override {
-    Context* ctx = read_ctx_.get();
     received_ = nullptr;
+    if (fresh()) read_ctx_.reset(new_read_context());
+    Context* ctx = read_ctx_.get();
     release_message(ctx);
     input_ = wire;
     // What wsbenchProxy::recv_get does (soap_begin_recv also recognises an
@@ -175,6 +166,29 @@ class SoapCodec final : public StagedCodec {
     Context* ctx = soap_new();
     if (ctx == nullptr) throw std::bad_alloc();
     soap_set_namespaces(ctx, namespaces);
+    return ctx;
+  }
+
+  Context* new_write_context() {
+    Context* ctx = new_context();
+    // UTF-8 strings pass through unchanged (the default treats bytes >= 0x80
+    // as Latin-1). Buffered output (SOAP_IO_BUFFER) is what gSOAP itself
+    // picks on a socket: fsend sees 64 KiB blocks, not every tag.
+    soap_set_omode(ctx, SOAP_C_UTFSTRING | SOAP_IO_BUFFER);
+    if (mtom_) soap_set_omode(ctx, SOAP_ENC_MTOM);
+    ctx->fsend = &SoapCodec::send_to_sink;
+    ctx->user = this;
+    return ctx;
+  }
+
+  Context* new_read_context() {
+    Context* ctx = new_context();
+    // Strict validation: required elements must be present, unknown
+    // elements are errors rather than skipped.
+    soap_set_imode(ctx, SOAP_C_UTFSTRING | SOAP_XML_STRICT);
+    ctx->frecv = &SoapCodec::recv_from_input;
+    ctx->user = this;
+    apply_input_limits(ctx, kMaxCodecMessageBytes);
     return ctx;
   }
 

@@ -16,4 +16,13 @@ struct CountedRegion {
   CountedRegion& operator=(const CountedRegion&) = delete;
 };
 
+// Inside a CountedRegion: work a timed loop must do but does not time (a
+// consuming unbind's read) stays out of the count.
+struct UncountedRegion {
+  UncountedRegion() { CALLGRIND_TOGGLE_COLLECT; }
+  ~UncountedRegion() { CALLGRIND_TOGGLE_COLLECT; }
+  UncountedRegion(const UncountedRegion&) = delete;
+  UncountedRegion& operator=(const UncountedRegion&) = delete;
+};
+
 }  // namespace wsb::bench

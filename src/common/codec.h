@@ -41,6 +41,10 @@ class CodecStages {
   // decode == read then unbind.
   virtual void read(std::string_view wire) = 0;  // bytes -> representation
   virtual void unbind(Payload& out) = 0;         // representation -> model
+  // True when unbind moves out of the representation instead of copying
+  // (the next read discards it anyway, and a library user would move):
+  // each unbind then needs its own read.
+  virtual bool unbind_consumes() const { return false; }
 };
 
 // What a codec does with the library state it allocates (messages,

@@ -277,18 +277,6 @@ struct JsonTree {
   [[noreturn]] static void fail(const std::string& what) { rest::fail(what); }
 };
 
-// The document into `out`; the one copy out of `buffer` stays because
-// RapidJSON's fast paths for numbers and strings exist only for a Writer
-// on its own StringBuffer (docs/codecs.md has the measurement).
-void write_document(const Payload& in, rapidjson::StringBuffer& buffer, std::string& scratch,
-                    std::string& out) {
-  Encoder encoder(buffer, scratch);
-  encoder.writer().StartObject();
-  std::visit(encoder, in);
-  encoder.writer().EndObject();
-  out.assign(buffer.GetString(), buffer.GetSize());
-}
-
 class JsonCodec final : public Codec, public CodecStages {
  public:
   void encode(const Payload& in, std::string& out) override {
@@ -336,6 +324,18 @@ class JsonCodec final : public Codec, public CodecStages {
   void unbind(Payload& out) override { out = TreeDecoder<JsonTree>::payload(doc_); }
 
  private:
+  // The document into `out`; the one copy out of `buffer` stays because
+  // RapidJSON's fast paths for numbers and strings exist only for a Writer
+  // on its own StringBuffer (docs/codecs.md has the measurement).
+  static void write_document(const Payload& in, rapidjson::StringBuffer& buffer,
+                             std::string& scratch, std::string& out) {
+    Encoder encoder(buffer, scratch);
+    encoder.writer().StartObject();
+    std::visit(encoder, in);
+    encoder.writer().EndObject();
+    out.assign(buffer.GetString(), buffer.GetSize());
+  }
+
   rapidjson::StringBuffer buffer_;
   std::string scratch_;  // base64 text, reused across encodes
   rapidjson::Document doc_;

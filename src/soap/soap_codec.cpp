@@ -21,6 +21,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <variant>
 
 #include "soap/soap_binding.h"
@@ -155,11 +156,13 @@ class SoapCodec final : public StagedCodec {
 
   void unbind(Payload& out) override {
     if (received_ == nullptr) throw std::logic_error(name_ + ": unbind() without a good read()");
-    // Copies rather than moves out of the structs: unbind may be repeated
-    // on one read (the stage benchmark does).
-    out = Unbinder(name_, false)
-              .payload(received_->__union_payload, received_->payload, "getResponse");
+    // Moves strings and arrays out of the structs, as the gsoap client
+    // does: the next read releases them anyway. So one read, one unbind.
+    wsb__getResponse* r = std::exchange(received_, nullptr);
+    out = Unbinder(name_, true).payload(r->__union_payload, r->payload, "getResponse");
   }
+
+  bool unbind_consumes() const override { return true; }
 
  private:
   static Context* new_context() {

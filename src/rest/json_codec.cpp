@@ -23,6 +23,8 @@
 #include <rapidjson/writer.h>
 
 #include <limits>
+#include <memory>
+#include <optional>
 
 #include "common/base64.h"
 #include "common/tree_decoder.h"
@@ -307,21 +309,24 @@ class JsonCodec final : public Codec, public CodecStages {
 
   void read(std::string_view wire) override {
     if (fresh()) {
-      doc_ = rapidjson::Document();  // a new document with a new allocator
+      doc_.reset();
+      pool_allocator_.reset();
+      doc_.emplace();  // a new document with its own allocator
     } else {
-      // Release the previous DOM so memory does not grow across calls.
-      doc_.SetNull();
-      doc_.GetAllocator().Clear();
+      reuse_pool();
     }
     // Full precision: RapidJSON's default double parsing may be off by an
     // ulp, which would fail verification of 17-digit values.
-    doc_.Parse<rapidjson::kParseFullPrecisionFlag>(wire.data(), wire.size());
-    if (doc_.HasParseError())
-      fail(std::string(rapidjson::GetParseError_En(doc_.GetParseError())) + " at offset " +
-           std::to_string(doc_.GetErrorOffset()));
+    doc_->Parse<rapidjson::kParseFullPrecisionFlag>(wire.data(), wire.size());
+    if (doc_->HasParseError())
+      fail(std::string(rapidjson::GetParseError_En(doc_->GetParseError())) + " at offset " +
+           std::to_string(doc_->GetErrorOffset()));
   }
 
-  void unbind(Payload& out) override { out = TreeDecoder<JsonTree>::payload(doc_); }
+  void unbind(Payload& out) override {
+    if (!doc_) throw std::logic_error("json: unbind without a read");
+    out = TreeDecoder<JsonTree>::payload(*doc_);
+  }
 
  private:
   // The document into `out`; the one copy out of `buffer` stays because
@@ -336,9 +341,31 @@ class JsonCodec final : public Codec, public CodecStages {
     out.assign(buffer.GetString(), buffer.GetSize());
   }
 
+  // Reuse: the DOM lives in one pool buffer kept across parses (RapidJSON's
+  // MemoryPoolAllocator takes a user buffer, which Clear() keeps), grown to
+  // what the largest document so far used, so a steady-state parse
+  // allocates no DOM memory.
+  void reuse_pool() {
+    const std::size_t used = doc_ ? doc_->GetAllocator().Size() : 0;
+    doc_.reset();
+    if (!pool_allocator_ || used > pool_bytes_) {
+      pool_allocator_.reset();
+      // Room for the chunk header and alignment padding besides the data.
+      pool_bytes_ = std::max<std::size_t>(used + used / 8 + 256, 64 * 1024);
+      pool_ = std::make_unique<char[]>(pool_bytes_);
+      pool_allocator_.emplace(pool_.get(), pool_bytes_);
+    } else {
+      pool_allocator_->Clear();  // frees overflow chunks, keeps the buffer
+    }
+    doc_.emplace(&*pool_allocator_);
+  }
+
   rapidjson::StringBuffer buffer_;
   std::string scratch_;  // base64 text, reused across encodes
-  rapidjson::Document doc_;
+  std::unique_ptr<char[]> pool_;
+  std::size_t pool_bytes_ = 0;
+  std::optional<rapidjson::MemoryPoolAllocator<>> pool_allocator_;
+  std::optional<rapidjson::Document> doc_;  // on pool_allocator_ under reuse
 };
 
 }  // namespace

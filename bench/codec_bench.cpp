@@ -6,7 +6,9 @@
 
 #include <cstring>
 
+#include "common/clock.h"
 #include "common/codec.h"
+#include "harness/heap_policy.h"
 #include "harness/profiling.h"
 #include "payload_cache.h"
 
@@ -63,6 +65,15 @@ bool verified(benchmark::State& state, Codec& codec, const Payload& payload, std
   return true;
 }
 
+// Minor page faults per iteration of a loop show what the heap policy
+// does: a case whose freed memory goes back to the kernel faults it in
+// again.
+void report_faults(benchmark::State& state, long faults_before) {
+  state.counters["page_faults_per_op"] =
+      benchmark::Counter(static_cast<double>(thread_minor_faults() - faults_before),
+                         benchmark::Counter::kAvgIterations);
+}
+
 // The timed loop of every codec row. One untimed call first, so that the
 // first timed one does what every other does (buffers at their size, a
 // previous result to replace). perf samples the loop; callgrind counts
@@ -70,18 +81,44 @@ bool verified(benchmark::State& state, Codec& codec, const Payload& payload, std
 template <typename StepOnce>
 void timed_loop(benchmark::State& state, StepOnce step_once) {
   step_once();
-  const SampledRegion sampled;
-  for (auto _ : state) {
-    const CountedCall counted;
-    step_once();
-    benchmark::ClobberMemory();
+  const long faults_before = thread_minor_faults();
+  {
+    const SampledRegion sampled;
+    for (auto _ : state) {
+      const CountedCall counted;
+      step_once();
+      benchmark::ClobberMemory();
+    }
   }
+  report_faults(state, faults_before);
 }
 
-void run_step(benchmark::State& state, const CodecEntry& entry, Step step,
-              const PayloadSpec& spec) {
+// The loop of an unbind that consumes its representation (soap): each
+// iteration reads first, neither timed, counted nor sampled, then times
+// the unbind alone by hand (the case uses manual time).
+void consuming_unbind_loop(benchmark::State& state, CodecStages& stages, std::string_view wire,
+                           Payload& decoded) {
+  stages.read(wire);
+  stages.unbind(decoded);
+  const long faults_before = thread_minor_faults();
+  for (auto _ : state) {
+    stages.read(wire);
+    const SampledRegion sampled;
+    const CountedCall counted;
+    const std::int64_t start = now_ns();
+    stages.unbind(decoded);
+    benchmark::DoNotOptimize(&decoded);
+    benchmark::ClobberMemory();
+    state.SetIterationTime(static_cast<double>(now_ns() - start) * 1e-9);
+  }
+  report_faults(state, faults_before);
+}
+
+void run_step(benchmark::State& state, const CodecEntry& entry, Step step, const PayloadSpec& spec,
+              Allocation allocation) {
   const Payload& payload = cached_payload(spec);
   const auto codec = entry.make();
+  codec->set_allocation(allocation);
   if (const std::string reason = codec->unsupported(payload); !reason.empty()) {
     state.SkipWithError(("unsupported: " + reason).c_str());
     return;
@@ -98,7 +135,7 @@ void run_step(benchmark::State& state, const CodecEntry& entry, Step step,
 
   // The stage a timed step starts from, made before anything is sampled.
   if (step == Step::write) stages->bind(payload);
-  if (step == Step::unbind) stages->read(wire);
+  if (step == Step::unbind && !stages->unbind_consumes()) stages->read(wire);
 
   switch (step) {
     case Step::encode:
@@ -135,6 +172,10 @@ void run_step(benchmark::State& state, const CodecEntry& entry, Step step,
       timed_loop(state, [&] { stages->read(wire); });
       break;
     case Step::unbind:
+      if (stages->unbind_consumes()) {
+        consuming_unbind_loop(state, *stages, wire, decoded);
+        break;
+      }
       // Timed: an already parsed representation -> model.
       timed_loop(state, [&] {
         stages->unbind(decoded);
@@ -150,9 +191,9 @@ void run_step(benchmark::State& state, const CodecEntry& entry, Step step,
 // Skips instead of aborting the whole run: one codec's failure on one
 // payload must not lose what the other cases measure.
 void guarded_step(benchmark::State& state, const CodecEntry& entry, Step step,
-                  const PayloadSpec& spec) {
+                  const PayloadSpec& spec, Allocation allocation) {
   try {
-    run_step(state, entry, step, spec);
+    run_step(state, entry, step, spec, allocation);
   } catch (const std::exception& e) {
     state.SkipWithError((std::string(step_name(step)) + " failed: " + e.what()).c_str());
   }
@@ -173,22 +214,33 @@ void run_memcpy(benchmark::State& state, const PayloadSpec& spec) {
   report(state, payload, size);
 }
 
-bool stage_available(const CodecEntry& entry, Step step) {
+// The stages of a codec, from an instance made for asking.
+struct StageInfo {
+  bool encode = false;
+  bool decode = false;
+  bool unbind_consumes = false;
+};
+
+StageInfo stage_info(const CodecEntry& entry) {
   std::unique_ptr<Codec> codec;
   try {
     codec = entry.make();
   } catch (const std::exception&) {
-    return false;  // the encode and decode cases report the failure
+    return {};  // the encode and decode cases report the failure
   }
   const CodecStages* stages = codec->stages();
-  if (stages == nullptr) return false;
-  return (step == Step::bind || step == Step::write) ? stages->splits_encode()
-                                                     : stages->splits_decode();
+  if (stages == nullptr) return {};
+  return {stages->splits_encode(), stages->splits_decode(), stages->unbind_consumes()};
+}
+
+bool stage_available(const StageInfo& info, Step step) {
+  return (step == Step::bind || step == Step::write) ? info.encode : info.decode;
 }
 
 }  // namespace
 
-void register_codec_benchmarks(Sweep sweep, Strings strings, std::int64_t iterations) {
+void register_codec_benchmarks(Sweep sweep, Strings strings, std::int64_t iterations,
+                               Allocation allocation) {
   const auto payloads = codec_payloads(sweep, strings);
   for (const auto& spec : payloads) {
     auto* b = benchmark::RegisterBenchmark(("memcpy/" + spec.label()).c_str(),
@@ -198,14 +250,17 @@ void register_codec_benchmarks(Sweep sweep, Strings strings, std::int64_t iterat
   for (const Step step :
        {Step::encode, Step::decode, Step::bind, Step::write, Step::read, Step::unbind}) {
     for (const auto& entry : all_codecs()) {
-      if (is_stage(step) && !stage_available(entry, step)) continue;
+      const StageInfo info = stage_info(entry);
+      if (is_stage(step) && !stage_available(info, step)) continue;
       for (const auto& spec : payloads) {
         const std::string name =
             std::string(step_name(step)) + "/" + entry.name + "/" + spec.label();
         auto* b = benchmark::RegisterBenchmark(
-            name.c_str(),
-            [&entry, step, spec](benchmark::State& s) { guarded_step(s, entry, step, spec); });
+            name.c_str(), [&entry, step, spec, allocation](benchmark::State& s) {
+              guarded_step(s, entry, step, spec, allocation);
+            });
         if (iterations > 0) b->Iterations(iterations);
+        if (step == Step::unbind && info.unbind_consumes) b->UseManualTime();
       }
     }
   }

@@ -20,6 +20,7 @@
 #include "common/placement.h"
 #include "harness/build_info.h"
 #include "harness/environment.h"
+#include "harness/heap_policy.h"
 #include "rtt_bench.h"
 
 namespace po = boost::program_options;
@@ -122,6 +123,17 @@ std::size_t stack_offset_from_environment() {
       "text of the codec cases' generated strings: plain (ASCII, as in the studies) or escaped "
       "(every 8th string with XML specials and multi-byte UTF-8; labels get ':escaped'); round "
       "trips and --wire-sizes always use plain");
+  // Heap and allocation policies (README "Heap and allocation policies").
+  std::string heap = "retain";
+  std::string alloc = "reuse";
+  options.add_options()("heap", po::value(&heap)->default_value("retain"),
+                        "retain: freed memory stays in the process (mallopt M_MMAP_MAX=0, "
+                        "M_TRIM_THRESHOLD=1 GiB), so no case faults pages in per iteration; "
+                        "glibc-default: glibc's own thresholds")(
+      "alloc", po::value(&alloc)->default_value("reuse"),
+      "allocation policy of the codec rows: reuse (steady state: keep messages, documents, "
+      "contexts and parsers across calls) or fresh (make them anew per call, as typical "
+      "user code does)");
   help_options = &options;
 
   // Google Benchmark consumes its flags first and leaves ours.
@@ -146,6 +158,22 @@ std::size_t stack_offset_from_environment() {
       std::cout << "stack\t" << stack.name << "\t" << stack.description << "\n";
     return 0;
   }
+
+  wsb::HeapPolicy heap_policy{};
+  wsb::Allocation allocation{};
+  try {
+    heap_policy = wsb::parse_heap_policy(heap);
+    if (alloc != "reuse" && alloc != "fresh")
+      throw std::invalid_argument("unknown allocation policy '" + alloc +
+                                  "' (expected reuse or fresh)");
+    allocation = alloc == "fresh" ? wsb::Allocation::fresh : wsb::Allocation::reuse;
+    wsb::apply_heap_policy(heap_policy);
+  } catch (const std::exception& e) {
+    std::cerr << "bench: " << e.what() << "\n";
+    return 2;
+  }
+  benchmark::AddCustomContext("heap_policy", wsb::describe_heap_policy(heap_policy));
+  benchmark::AddCustomContext("alloc_policy", alloc);
 
   const auto sweep = vm.count("full") ? wsb::bench::Sweep::full : wsb::bench::Sweep::standard;
   wsb::bench::RttOptions rtt;
@@ -214,7 +242,7 @@ std::size_t stack_offset_from_environment() {
                         (calibration_cpu ? std::to_string(*calibration_cpu) : "unpinned")
                   : "skipped (listing cases or under valgrind)");
 
-  wsb::bench::register_codec_benchmarks(sweep, string_shape, iterations);
+  wsb::bench::register_codec_benchmarks(sweep, string_shape, iterations, allocation);
   wsb::bench::register_rtt_benchmarks(rtt);
   aftermath.ticks_before = wsb::read_cpu_ticks();
   benchmark::RunSpecifiedBenchmarks();

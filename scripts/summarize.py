@@ -237,6 +237,8 @@ def print_header(ctx, path):
         ("placement", ctx.get("wsbench_placement")),
         ("probes", ctx.get("probes")),
         ("phases", ctx.get("server_phases")),
+        ("heap", ctx.get("heap_policy")),
+        ("alloc", ctx.get("alloc_policy")),
         ("command", ctx.get("command_line")),
     ]
     for label, value in fields:
@@ -274,14 +276,58 @@ def stat_cells(stat, n_label):
     return [fmt_time(stat.median), fmt_ci(stat), fmt_cv(stat), n_label]
 
 
+# encode = bind + write and decode = read + unbind: the stage ratio columns.
+STAGE_PARTS = {"encode": ("bind", "write"), "decode": ("read", "unbind")}
+
+
+def stage_ratio_cell(cases, step, codec, payload):
+    """median(step) / (median(part1) + median(part2)), with the range the
+    three CI95s allow (whole/(sum of the upper bounds) to whole/(sum of the
+    lower bounds)); '*' marks a range that excludes 1. "-" without stages."""
+    names = [f"{step}/{codec}/{payload}"] + [f"{p}/{codec}/{payload}" for p in STAGE_PARTS[step]]
+    stats = [Stat(cases[n].times_ns()) if n in cases else None for n in names]
+    if any(s is None or not s.n for s in stats):
+        return "-"
+    whole, a, b = stats
+    cell = f"{whole.median / (a.median + b.median):.3f}"
+    if whole.ci and a.ci and b.ci:
+        lo = whole.ci[0] / (a.ci[1] + b.ci[1])
+        hi = whole.ci[1] / (a.ci[0] + b.ci[0])
+        cell += f" ({lo:.2f}-{hi:.2f})" + ("" if lo <= 1 <= hi else "*")
+    return cell
+
+
+def instruction_ratio_cell(instructions, step, codec, payload):
+    """The same ratio in instructions per operation (scripts/count)."""
+    names = [f"{step}/{codec}/{payload}"] + [f"{p}/{codec}/{payload}" for p in STAGE_PARTS[step]]
+    counts = [instructions.by_case.get(n, {}).get("instructions_per_op") for n in names]
+    if any(c is None for c in counts) or counts[1] + counts[2] == 0:
+        return "-"
+    return f"{counts[0] / (counts[1] + counts[2]):.4f}"
+
+
+def median_cell(case, key, fmt):
+    values = case.values(key)
+    return fmt(statistics.median(values)) if values else "-"
+
+
 def step_tables(out, cases, payloads, codecs, instructions):
+    faults = any(c.values("page_faults_per_op") for c in cases.values())
     for step in STEPS:
         step_cases = {k: c for k, c in cases.items() if k.split("/")[0] == step}
         if not step_cases:
             continue
+        parts = STAGE_PARTS.get(step)
+        ratio = parts is not None and any(k.split("/")[0] in parts for k in cases)
         header = ["payload", "codec", "median", "CI95", "CV", "n"]
+        if faults:
+            header.append("faults/op")
+        if ratio:
+            header.append(f"{step}/({'+'.join(parts)})")
         if instructions:
             header.append("instr/op")
+            if ratio:
+                header.append("instr ratio")
         header.append("note")
         rows = []
         for payload in payloads:
@@ -294,11 +340,25 @@ def step_tables(out, cases, payloads, codecs, instructions):
                 stat = Stat(case.times_ns())
                 codec = "memcpy" if name.startswith("memcpy/") else name.split("/")[1]
                 row = [payload, codec] + stat_cells(stat, str(stat.n))
+                if faults:
+                    row.append(median_cell(case, "page_faults_per_op", lambda v: f"{v:.3g}"))
+                memcpy = codec == "memcpy"
+                if ratio:
+                    row.append("" if memcpy else stage_ratio_cell(cases, step, codec, payload))
                 if instructions:
                     row.append(instructions.cell(name))
+                    if ratio:
+                        row.append("" if memcpy else
+                                   instruction_ratio_cell(instructions, step, codec, payload))
                 row.append(case.reason())
                 rows.append(row)
-        out.table(f"{step}: time per operation", header, rows)
+        notes = []
+        if ratio:
+            notes.append(f"{step}/({'+'.join(parts)}): ratio of the medians; in brackets the "
+                         "range their CI95s allow, '*' if it excludes 1.")
+        if faults:
+            notes.append("faults/op: minor page faults per iteration (median over repetitions).")
+        out.table(f"{step}: time per operation", header, rows, notes)
 
 
 def wire_table(out, cases, payloads, codecs):

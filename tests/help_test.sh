@@ -13,3 +13,16 @@ for flag in --help -h; do
   ! grep -q -- '-----' <<<"$out" || fail "$flag ran benchmarks"
   echo "ok: $flag lists --placement (line $ours) and --benchmark_filter (line $theirs)"
 done
+# The policy flags are listed, and a value bench does not know is a clear
+# error (exit 2), not a run under some other policy.
+out=$("$bench" --help)
+for flag in --heap --alloc; do
+  grep -q -- "$flag" <<<"$out" || fail "--help does not list $flag"
+done
+for bad in --heap=keep --alloc=sometimes; do
+  status=0
+  err=$("$bench" "$bad" --benchmark_filter=none 2>&1 >/dev/null) || status=$?
+  [ "$status" = 2 ] || fail "$bad exited $status"
+  grep -q "unknown" <<<"$err" || fail "$bad: no clear error: $err"
+  echo "ok: $bad is refused: $err"
+done

@@ -184,6 +184,17 @@ TEST_F(ProtobufCodecTest, RejectsInvalidUtf8InStrings) {
   EXPECT_TRUE(decode(len_field(kBinary, "\xC3\x28")) == Payload(Binary{{0xC3, 0x28}}));
 }
 
+TEST_F(ProtobufCodecTest, StaysSilentWhileOtherCodecsComeAndGo) {
+  // The log is silenced for each codec's lifetime: destroying another codec
+  // must not end this one's silence.
+  find_codec("protobuf").make().reset();
+  expect_rejected(len_field(kText, "\xC3\x28"), "malformed");
+  // The read stage alone is as quiet as decode.
+  ::testing::internal::CaptureStderr();
+  EXPECT_THROW(codec_->stages()->read(len_field(kText, "\xC3\x28")), DecodeError);
+  EXPECT_EQ(::testing::internal::GetCapturedStderr(), "");
+}
+
 TEST_F(ProtobufCodecTest, RejectsGarbage) {
   expect_rejected(std::string(16, '\xff'), "malformed");
   expect_rejected("not a protobuf body", "malformed");

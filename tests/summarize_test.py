@@ -16,6 +16,10 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 SCRIPT = os.path.join(HERE, "..", "scripts", "summarize.py")
 FIXTURE = os.path.join(HERE, "data", "summarize_fixture.json")
 COUNT = os.path.join(HERE, "data", "summarize_count.json")
+# Stage rows beside encode/decode, page faults and the heap and allocation
+# policies in the context.
+STAGES = os.path.join(HERE, "data", "summarize_stages.json")
+STAGES_COUNT = os.path.join(HERE, "data", "summarize_stages_count.json")
 
 spec = importlib.util.spec_from_file_location("summarize", SCRIPT)
 summarize = importlib.util.module_from_spec(spec)
@@ -218,6 +222,45 @@ class Variants(unittest.TestCase):
         self.assertIn("timed out under valgrind after 900 s", row(rest, "encode/xml/ints/200"))
         self.assertEqual(cells(row(rest, "decode/protobuf/ints/200"))[1], "777")
         self.assertNotIn("instr/op", section(run(FIXTURE), "encode: time per operation"))
+
+
+class StageRatios(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.out = run("--instructions", STAGES_COUNT, STAGES)
+
+    def test_encode_over_bind_plus_write(self):
+        encode = section(self.out, "encode: time per operation")
+        header = cells(encode.split("\n")[1])
+        ratio = header.index("encode/(bind+write)")
+        # 200 202 204 206 208 210: median 205, CI95 200-210; bind 50 + write
+        # 150 = 200: 1.025, range 200/200 to 210/200, which holds 1.
+        self.assertEqual(cells(row(encode, "objects/3200", "soap"))[ratio], "1.025 (1.00-1.05)")
+        # json encodes without stages: nothing to compare.
+        self.assertEqual(cells(row(encode, "objects/3200", "json"))[ratio], "-")
+        # Instructions 1000 / (400 + 590).
+        self.assertEqual(cells(row(encode, "objects/3200", "soap"))[header.index("instr ratio")],
+                         "1.0101")
+
+    def test_decode_over_read_plus_unbind_marks_a_range_without_1(self):
+        decode = section(self.out, "decode: time per operation")
+        ratio = cells(decode.split("\n")[1]).index("decode/(read+unbind)")
+        # 300 / (100 + 100), every CI95 a single value.
+        self.assertEqual(cells(row(decode, "objects/3200", "soap"))[ratio], "1.500 (1.50-1.50)*")
+        self.assertEqual(cells(row(decode, "objects/3200", "json"))[ratio], "1.000 (1.00-1.00)")
+
+    def test_page_faults_per_op_and_policies(self):
+        read = section(self.out, "read: time per operation")
+        faults = cells(read.split("\n")[1]).index("faults/op")
+        # 41 41 40 41 42 41: median 41.
+        self.assertEqual(cells(row(read, "objects/3200", "soap"))[faults], "41")
+        self.assertIn("heap      retain (mallopt M_MMAP_MAX=0", self.out)
+        self.assertIn("alloc     reuse", self.out)
+
+    def test_no_ratio_column_without_stage_rows(self):
+        encode = section(run(FIXTURE), "encode: time per operation")
+        self.assertNotIn("bind+write", encode)
+        self.assertNotIn("faults/op", encode)
 
 
 if __name__ == "__main__":

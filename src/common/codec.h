@@ -43,11 +43,27 @@ class CodecStages {
   // decode == read then unbind.
   virtual void read(std::string_view wire) = 0;  // bytes -> representation
   virtual void unbind(Payload& out) = 0;         // representation -> model
+  // True when unbind moves out of the representation instead of copying
+  // (the next read discards it anyway, and a library user would move):
+  // each unbind then needs its own read.
+  virtual bool unbind_consumes() const { return false; }
+};
+
+// What a codec does with the library state it allocates (messages,
+// documents, contexts, parsers, buffers) from one call to the next.
+enum class Allocation {
+  reuse,  // keep it and reuse what the library lets one reuse: steady state
+  fresh,  // make it anew on every call, as typical user code does
 };
 
 class Codec {
  public:
   virtual ~Codec() = default;
+
+  // Takes effect from the next call. docs/codecs.md says, per codec, what
+  // each policy keeps or remakes.
+  void set_allocation(Allocation allocation) { allocation_ = allocation; }
+  Allocation allocation() const { return allocation_; }
 
   // Why this codec cannot carry this payload at all (a limit of its
   // library, e.g. xmlrpc-c and 4-byte UTF-8), or empty if it can. Tests and
@@ -80,6 +96,12 @@ class Codec {
 
   // Non-null when the codec can report its binding step apart.
   virtual CodecStages* stages() { return nullptr; }
+
+ protected:
+  bool fresh() const { return allocation_ == Allocation::fresh; }
+
+ private:
+  Allocation allocation_ = Allocation::reuse;
 };
 
 // Applies `visitor` to the alternative a Payload holds, or directly to a

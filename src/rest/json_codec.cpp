@@ -26,6 +26,8 @@
 #include <rapidjson/writer.h>
 
 #include <limits>
+#include <memory>
+#include <optional>
 
 #include "common/base64.h"
 #include "common/tree_decoder.h"
@@ -34,8 +36,9 @@
 namespace wsb::rest {
 namespace {
 
-// StringBuffer (reused, so its capacity persists) lets the writer use its
-// unchecked fast path; one memcpy then moves the result to the caller.
+// StringBuffer lets the writer use its unchecked fast path and RapidJSON's
+// number and string specialisations; one memcpy then moves the result to the
+// caller.
 using JsonWriter = rapidjson::Writer<rapidjson::StringBuffer>;
 
 void write_string(JsonWriter& w, const std::string& s) {
@@ -316,33 +319,79 @@ class JsonCodec final : public Codec, public CodecStages {
   void write(std::string&) override { throw std::logic_error("json encodes without a DOM"); }
 
   void read(std::string_view wire) override {
-    // Release the previous DOM so memory does not grow across calls.
-    doc_.SetNull();
-    doc_.GetAllocator().Clear();
+    if (fresh()) {
+      doc_.reset();
+      pool_allocator_.reset();
+      doc_.emplace();  // a new document with its own allocator
+    } else {
+      reuse_pool();
+    }
     // Full precision: RapidJSON's default double parsing may be off by an
     // ulp, which would fail verification of 17-digit values.
-    doc_.Parse<rapidjson::kParseFullPrecisionFlag>(wire.data(), wire.size());
-    if (doc_.HasParseError())
-      fail(std::string(rapidjson::GetParseError_En(doc_.GetParseError())) + " at offset " +
-           std::to_string(doc_.GetErrorOffset()));
+    doc_->Parse<rapidjson::kParseFullPrecisionFlag>(wire.data(), wire.size());
+    if (doc_->HasParseError())
+      fail(std::string(rapidjson::GetParseError_En(doc_->GetParseError())) + " at offset " +
+           std::to_string(doc_->GetErrorOffset()));
   }
 
-  void unbind(Payload& out) override { out = TreeDecoder<JsonTree>::payload(doc_); }
+  void unbind(Payload& out) override {
+    if (!doc_) throw std::logic_error("json: unbind without a read");
+    out = TreeDecoder<JsonTree>::payload(*doc_);
+  }
 
  private:
-  rapidjson::StringBuffer buffer_;
+  // Fresh: a new StringBuffer and scratch string per call, as typical
+  // RapidJSON code writes; reuse keeps both and their capacity.
   template <class Model>
   void encode_model(const Model& in, std::string& out) {
-    buffer_.Clear();
-    Encoder encoder(buffer_, scratch_);
+    if (fresh()) {
+      rapidjson::StringBuffer buffer;
+      std::string scratch;
+      write_document(in, buffer, scratch, out);
+    } else {
+      buffer_.Clear();
+      write_document(in, buffer_, scratch_, out);
+    }
+  }
+
+  // The document into `out`; the one copy out of `buffer` stays because
+  // RapidJSON's fast paths for numbers and strings exist only for a Writer
+  // on its own StringBuffer (docs/codecs.md has the measurement).
+  template <class Model>
+  static void write_document(const Model& in, rapidjson::StringBuffer& buffer,
+                             std::string& scratch, std::string& out) {
+    Encoder encoder(buffer, scratch);
     encoder.writer().StartObject();
     visit_model(encoder, in);
     encoder.writer().EndObject();
-    out.assign(buffer_.GetString(), buffer_.GetSize());
+    out.assign(buffer.GetString(), buffer.GetSize());
   }
 
+  // Reuse: the DOM lives in one pool buffer kept across parses (RapidJSON's
+  // MemoryPoolAllocator takes a user buffer, which Clear() keeps), grown to
+  // what the largest document so far used, so a steady-state parse
+  // allocates no DOM memory.
+  void reuse_pool() {
+    const std::size_t used = doc_ ? doc_->GetAllocator().Size() : 0;
+    doc_.reset();
+    if (!pool_allocator_ || used > pool_bytes_) {
+      pool_allocator_.reset();
+      // Room for the chunk header and alignment padding besides the data.
+      pool_bytes_ = std::max<std::size_t>(used + used / 8 + 256, 64 * 1024);
+      pool_ = std::make_unique<char[]>(pool_bytes_);
+      pool_allocator_.emplace(pool_.get(), pool_bytes_);
+    } else {
+      pool_allocator_->Clear();  // frees overflow chunks, keeps the buffer
+    }
+    doc_.emplace(&*pool_allocator_);
+  }
+
+  rapidjson::StringBuffer buffer_;
   std::string scratch_;  // base64 text, reused across encodes
-  rapidjson::Document doc_;
+  std::unique_ptr<char[]> pool_;
+  std::size_t pool_bytes_ = 0;
+  std::optional<rapidjson::MemoryPoolAllocator<>> pool_allocator_;
+  std::optional<rapidjson::Document> doc_;  // on pool_allocator_ under reuse
 };
 
 }  // namespace

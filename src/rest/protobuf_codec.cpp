@@ -4,7 +4,8 @@
 // representation: bind fills a wsbench::Response from the model, write
 // serializes it; read parses into a Response, unbind walks it into the model.
 //
-// Message lifetime, chosen for a timed loop:
+// Message lifetime under the reuse policy (the fresh policy makes a new heap
+// message for every bind and every read, without an arena):
 // - Encode reuses one heap Response. Response::Clear() would delete the
 //   oneof's sub-message (a oneof case owns it), so bind clears the current
 //   sub-message in place instead when the payload kind repeats: its
@@ -234,34 +235,43 @@ class ProtobufCodec final : public StagedCodec {
  public:
   std::string content_type() const override { return "application/x-protobuf"; }
 
-  void bind(const Payload& in) override { std::visit(Binder(encoded_), in); }
+  void bind(const Payload& in) override {
+    renew_if_fresh();
+    std::visit(Binder(*encoded_), in);
+  }
   void encode_message(const Message& in, std::string& out) override {
-    Binder binder(encoded_);
+    renew_if_fresh();
+    Binder binder(*encoded_);
     binder(in);
     write(out);
+  }
+  // Fresh: a new heap message per call, as a typical user fills one.
+  void renew_if_fresh() {
+    if (fresh()) encoded_ = std::make_unique<wsbench::Response>();
   }
 
   void write(std::string& out) override {
     // Fails only past protobuf's 2 GiB message limit.
-    if (!encoded_.SerializeToString(&out))
+    if (!encoded_->SerializeToString(&out))
       throw std::length_error("protobuf: message too large to serialize");
   }
 
   void read(std::string_view wire) override {
     decoded_ = nullptr;
+    fresh_decoded_.reset();
     arena_.Reset();
     if (wire.size() > static_cast<std::size_t>(std::numeric_limits<int>::max()))
       fail("body exceeds protobuf's 2 GiB limit");
-    auto* message = pb::Arena::CreateMessage<wsbench::Response>(&arena_);
-    bool ok = false;
-    {
-      // A proto3 string field holding invalid UTF-8 fails the parse, as it
-      // must, but libprotobuf also logs an ERROR line to stderr for it; the
-      // DecodeError below is the report, so silence the log meanwhile.
-      const pb::LogSilencer silence;
-      ok = message->ParseFromArray(wire.data(), static_cast<int>(wire.size()));
+    // Fresh: ParseFromArray into a new heap message, no arena.
+    wsbench::Response* message = nullptr;
+    if (fresh()) {
+      fresh_decoded_ = std::make_unique<wsbench::Response>();
+      message = fresh_decoded_.get();
+    } else {
+      message = pb::Arena::CreateMessage<wsbench::Response>(&arena_);
     }
-    if (!ok) fail("malformed message (truncated, invalid wire format or invalid UTF-8 string)");
+    if (!message->ParseFromArray(wire.data(), static_cast<int>(wire.size())))
+      fail("malformed message (truncated, invalid wire format or invalid UTF-8 string)");
     decoded_ = message;
   }
 
@@ -271,9 +281,16 @@ class ProtobufCodec final : public StagedCodec {
   }
 
  private:
-  wsbench::Response encoded_;
+  // A proto3 string field holding invalid UTF-8 fails the parse, as it
+  // must, but libprotobuf also logs an ERROR line to stderr for it; the
+  // DecodeError is the report. Silenced for the codec's lifetime, not per
+  // read: a LogSilencer takes protobuf's global log mutex, which would sit
+  // in every timed decode.
+  const pb::LogSilencer silence_;
+  std::unique_ptr<wsbench::Response> encoded_ = std::make_unique<wsbench::Response>();
   pb::Arena arena_;
-  const wsbench::Response* decoded_ = nullptr;  // on arena_, valid until the next read
+  std::unique_ptr<wsbench::Response> fresh_decoded_;  // the fresh policy's message
+  const wsbench::Response* decoded_ = nullptr;  // on arena_ or fresh_decoded_, until the next read
 };
 
 }  // namespace

@@ -312,12 +312,16 @@ class Reader {
   Reader& operator=(const Reader&) = delete;
 
   // Starts reading `wire` (which must outlive the decode) and moves to the
-  // root element.
-  void start(std::string_view wire) {
+  // root element. `fresh`: a new xmlTextReader rather than the reset one.
+  void start(std::string_view wire, bool fresh) {
     if (wire.empty()) fail("empty body");
     if (wire.size() > static_cast<std::size_t>(std::numeric_limits<int>::max()))
       fail("body exceeds libxml2's 2 GiB limit");
     const int size = static_cast<int>(wire.size());
+    if (fresh && reader_ != nullptr) {
+      xmlFreeTextReader(reader_);
+      reader_ = nullptr;
+    }
     if (reader_ == nullptr) {
       reader_ = xmlReaderForMemory(wire.data(), size, nullptr, nullptr, kReaderOptions);
       if (reader_ == nullptr) throw std::bad_alloc();
@@ -648,7 +652,8 @@ class XmlCodec final : public Codec {
   void encode_message(const Message& in, std::string& out) override { encode_model(in, out); }
 
   void decode(std::string_view wire, Payload& out) override {
-    reader_.start(wire);
+    if (fresh()) decode_scratch_ = std::string();
+    reader_.start(wire, fresh());
     Decoder(reader_, decode_scratch_).payload(out);
   }
 
@@ -657,6 +662,12 @@ class XmlCodec final : public Codec {
  private:
   template <class Model>
   void encode_model(const Model& in, std::string& out) {
+    if (fresh()) {
+      // Nothing carried over from the previous call: a new writer and
+      // empty scratch text.
+      writer_ = std::make_unique<Writer>();
+      encode_scratch_ = std::string();
+    }
     if (!writer_) writer_ = std::make_unique<Writer>();
     try {
       writer_->begin(out);

@@ -21,6 +21,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <variant>
 
 #include "soap/soap_binding.h"
@@ -58,22 +59,8 @@ class SoapCodec final : public StagedCodec {
       : mtom_(mtom),
         name_(mtom ? "soap-mtom" : "soap"),
         bind_ctx_(new_context()),
-        write_ctx_(new_context()),
-        read_ctx_(new_context()) {
-    // UTF-8 strings pass through unchanged (the default treats bytes >= 0x80
-    // as Latin-1). Buffered output (SOAP_IO_BUFFER) is what gSOAP itself
-    // picks on a socket: fsend sees 64 KiB blocks, not every tag.
-    soap_set_omode(write_ctx_.get(), SOAP_C_UTFSTRING | SOAP_IO_BUFFER);
-    if (mtom_) soap_set_omode(write_ctx_.get(), SOAP_ENC_MTOM);
-    write_ctx_->fsend = &SoapCodec::send_to_sink;
-    write_ctx_->user = this;
-    // Strict validation: required elements must be present, unknown
-    // elements are errors rather than skipped.
-    soap_set_imode(read_ctx_.get(), SOAP_C_UTFSTRING | SOAP_XML_STRICT);
-    read_ctx_->frecv = &SoapCodec::recv_from_input;
-    read_ctx_->user = this;
-    apply_input_limits(read_ctx_.get(), kMaxCodecMessageBytes);
-  }
+        write_ctx_(new_write_context()),
+        read_ctx_(new_read_context()) {}
 
   std::string not_applicable(const Payload& payload) const override {
     if (mtom_ && !has_attachment(payload)) return "no binary: MTOM output identical to soap";
@@ -83,8 +70,11 @@ class SoapCodec final : public StagedCodec {
   std::string content_type() const override { return content_type_; }
 
   void bind(const Payload& in) override {
-    Context* ctx = bind_ctx_.get();
     bound_ = nullptr;
+    // Fresh: a new context per call, as a gSOAP application that makes one
+    // per message does; reuse releases the previous message's structs.
+    if (fresh()) bind_ctx_ = new_context();
+    Context* ctx = bind_ctx_.get();
     release_message(ctx);
     wsb__getResponse* r = checked(soap_new_wsb__getResponse(ctx));
     Binder(ctx, mtom_).payload(in, r->__union_payload, r->payload);
@@ -93,6 +83,7 @@ class SoapCodec final : public StagedCodec {
 
   void write(std::string& out) override {
     if (bound_ == nullptr) throw std::logic_error(name_ + ": write() before bind()");
+    if (fresh()) write_ctx_ = new_write_context();
     Context* ctx = write_ctx_.get();
     // The bound structs live in bind_ctx_, so releasing this context's
     // per-message state (MIME boundary, attachment list) keeps repeated
@@ -129,8 +120,9 @@ class SoapCodec final : public StagedCodec {
   }
 
   void read(std::string_view wire) override {
-    Context* ctx = read_ctx_.get();
     received_ = nullptr;
+    if (fresh()) read_ctx_ = new_read_context();
+    Context* ctx = read_ctx_.get();
     release_message(ctx);
     input_ = wire;
     // What wsbenchProxy::recv_get does (soap_begin_recv also recognises an
@@ -154,13 +146,38 @@ class SoapCodec final : public StagedCodec {
 
   void unbind(Payload& out) override {
     if (received_ == nullptr) throw std::logic_error(name_ + ": unbind() without a good read()");
-    // Copies rather than moves out of the structs: unbind may be repeated
-    // on one read (the stage benchmark does).
-    out = Unbinder(name_, false)
-              .payload(received_->__union_payload, received_->payload, "getResponse");
+    // Moves strings and arrays out of the structs, as the gsoap client
+    // does: the next read releases them anyway. So one read, one unbind.
+    wsb__getResponse* r = std::exchange(received_, nullptr);
+    out = Unbinder(name_, true).payload(r->__union_payload, r->payload, "getResponse");
   }
 
+  bool unbind_consumes() const override { return true; }
+
  private:
+  ContextPtr new_write_context() {
+    ContextPtr ctx = new_context();
+    // UTF-8 strings pass through unchanged (the default treats bytes >= 0x80
+    // as Latin-1). Buffered output (SOAP_IO_BUFFER) is what gSOAP itself
+    // picks on a socket: fsend sees 64 KiB blocks, not every tag.
+    soap_set_omode(ctx.get(), SOAP_C_UTFSTRING | SOAP_IO_BUFFER);
+    if (mtom_) soap_set_omode(ctx.get(), SOAP_ENC_MTOM);
+    ctx->fsend = &SoapCodec::send_to_sink;
+    ctx->user = this;
+    return ctx;
+  }
+
+  ContextPtr new_read_context() {
+    ContextPtr ctx = new_context();
+    // Strict validation: required elements must be present, unknown
+    // elements are errors rather than skipped.
+    soap_set_imode(ctx.get(), SOAP_C_UTFSTRING | SOAP_XML_STRICT);
+    ctx->frecv = &SoapCodec::recv_from_input;
+    ctx->user = this;
+    apply_input_limits(ctx.get(), kMaxCodecMessageBytes);
+    return ctx;
+  }
+
   static int send_to_sink(Context* ctx, const char* data, std::size_t size) {
     static_cast<SoapCodec*>(ctx->user)->sink_->append(data, size);
     return SOAP_OK;

@@ -82,7 +82,15 @@ class XmlrpcCodec final : public StagedCodec {
 
   void read(std::string_view wire) override {
     result_.reset();
-    // parseResponse takes a std::string: one copy, into a reused buffer.
+    if (fresh()) {
+      // xmlrpc-c builds a new value tree on every parse whatever the
+      // policy; what is left to remake is ours: the copy's buffer and the
+      // guard's element stack.
+      wire_ = std::string();
+      guard_ = InputGuard();
+    }
+    // parseResponse takes a std::string: one copy, into a buffer reused
+    // unless the policy is fresh.
     wire_.assign(wire);
     xmlrpc_c::rpcOutcome outcome;
     parse_response(wire_, guard_, outcome);

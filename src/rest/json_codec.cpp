@@ -358,8 +358,8 @@ class JsonCodec final : public Codec, public CodecStages {
   // RapidJSON's fast paths for numbers and strings exist only for a Writer
   // on its own StringBuffer (docs/codecs.md has the measurement).
   template <class Model>
-  static void write_document(const Model& in, rapidjson::StringBuffer& buffer,
-                             std::string& scratch, std::string& out) {
+  static void write_document(const Model& in, rapidjson::StringBuffer& buffer, std::string& scratch,
+                             std::string& out) {
     Encoder encoder(buffer, scratch);
     encoder.writer().StartObject();
     visit_model(encoder, in);

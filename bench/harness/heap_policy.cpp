@@ -23,6 +23,14 @@ constexpr int kTrimThreshold = 1 << 30;
 
 }  // namespace
 
+bool heap_policy_supported() {
+#if defined(__SANITIZE_ADDRESS__)
+  return false;
+#else
+  return true;
+#endif
+}
+
 HeapPolicy parse_heap_policy(std::string_view name) {
   if (name == "retain") return HeapPolicy::retain;
   if (name == "glibc-default") return HeapPolicy::glibc_default;
@@ -31,13 +39,15 @@ HeapPolicy parse_heap_policy(std::string_view name) {
 }
 
 void apply_heap_policy(HeapPolicy policy) {
-  if (policy == HeapPolicy::glibc_default) return;
+  if (policy == HeapPolicy::glibc_default || !heap_policy_supported()) return;
   if (mallopt(M_MMAP_MAX, kMmapMax) != 1 || mallopt(M_TRIM_THRESHOLD, kTrimThreshold) != 1)
     throw std::runtime_error("mallopt refused the heap policy");
 }
 
 std::string describe_heap_policy(HeapPolicy policy) {
   if (policy == HeapPolicy::glibc_default) return "glibc-default";
+  if (!heap_policy_supported())
+    return "retain not applied (AddressSanitizer's allocator replaces glibc's malloc)";
   return "retain (mallopt M_MMAP_MAX=" + std::to_string(kMmapMax) +
          " M_TRIM_THRESHOLD=" + std::to_string(kTrimThreshold) + ")";
 }

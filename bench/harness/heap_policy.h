@@ -18,6 +18,11 @@ enum class HeapPolicy {
 // "retain" or "glibc-default"; throws std::invalid_argument otherwise.
 HeapPolicy parse_heap_policy(std::string_view name);
 
+// False when the process does not allocate with glibc's malloc (an
+// AddressSanitizer build replaces it and refuses mallopt): then no policy
+// is applied, and the context says so.
+bool heap_policy_supported();
+
 // Applies the policy to the process's allocator; call once, before any
 // benchmark allocates. Throws std::runtime_error if glibc refuses a value.
 void apply_heap_policy(HeapPolicy policy);

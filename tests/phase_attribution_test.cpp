@@ -17,6 +17,7 @@
 #include "common/service.h"
 #include "common/transport.h"
 #include "server_points.h"
+#include "stack_fixture.h"
 
 namespace wsb {
 namespace {
@@ -26,17 +27,7 @@ constexpr std::int64_t kSleepNs = 1'000'000;
 // The service sleeps this long on every call while it is set.
 std::atomic<std::int64_t> service_sleep_ns{0};
 
-struct Combo {
-  std::string stack;
-  std::string codec;
-};
-
-std::vector<Combo> combos() {
-  std::vector<Combo> out;
-  for (const auto& stack : all_stacks())
-    for (const auto& codec : stack.codecs) out.push_back({stack.name, codec});
-  return out;
-}
+using Combo = testing::StackCodec;
 
 Endpoint server_for(const std::string& stack) {
   static Service service({}, [] {
@@ -171,13 +162,9 @@ TEST_P(PhaseAttribution, ConcurrentConnectionsGetTheirOwnServerPoints) {
   EXPECT_EQ(wrong_b, 0);
 }
 
-INSTANTIATE_TEST_SUITE_P(AllStacks, PhaseAttribution, ::testing::ValuesIn(combos()),
-                         [](const auto& p) {
-                           std::string name = p.param.stack + "_" + p.param.codec;
-                           for (auto& c : name)
-                             if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
-                           return name;
-                         });
+INSTANTIATE_TEST_SUITE_P(AllStacks, PhaseAttribution,
+                         ::testing::ValuesIn(testing::every_stack_codec()),
+                         [](const auto& p) { return testing::test_name(p.param); });
 
 }  // namespace
 }  // namespace wsb

@@ -6,20 +6,9 @@
 set -euo pipefail
 bench=$1
 server=$2
-out=$(mktemp)
 result=$(mktemp)
-trap 'kill $pid 2>/dev/null || true; rm -f "$out" "$result"' EXIT
-
-"$server" >"$out" &
-pid=$!
-for _ in $(seq 100); do
-  [ "$(wc -l <"$out")" -ge 3 ] && break
-  sleep 0.05
-done
-endpoint() { awk -v s="$1" '$1 == s { print $2 }' "$out"; }
-beast=$(endpoint beast)
-gsoap=$(endpoint gsoap)
-[ -n "$beast" ] && [ -n "$gsoap" ] || { echo "endpoints: $(cat "$out")"; exit 1; }
+cleanup=$result
+source "$(dirname "$0")/server_process.sh"
 
 run() {
   "$bench" --target "beast=$beast" --target "gsoap=$gsoap" \

@@ -4,20 +4,8 @@
 # errors and serving goes on, and SIGTERM stops the process with status 0.
 set -euo pipefail
 server=$1
-out=$(mktemp)
-trap 'kill $pid 2>/dev/null || true; rm -f "$out"' EXIT
-
-"$server" >"$out" &
-pid=$!
-for _ in $(seq 100); do
-  [ "$(wc -l <"$out")" -ge 3 ] && break
-  sleep 0.05
-done
-endpoint() { awk -v s="$1" '$1 == s { print $2 }' "$out"; }
-beast=$(endpoint beast)
-gsoap=$(endpoint gsoap)
-xmlrpc=$(endpoint xmlrpc-c)
-[ -n "$beast" ] && [ -n "$gsoap" ] && [ -n "$xmlrpc" ] || { echo "endpoints: $(cat "$out")"; exit 1; }
+cleanup=
+source "$(dirname "$0")/server_process.sh"
 
 fail() { echo "FAIL: $*"; exit 1; }
 expect() {  # expect <what> <needle> <haystack>

@@ -12,21 +12,12 @@
 #include "common/transport.h"
 #include "conformance_cases.h"
 #include "server_points.h"
+#include "stack_fixture.h"
 
 namespace wsb {
 namespace {
 
-struct Combo {
-  std::string stack;
-  std::string codec;
-};
-
-std::vector<Combo> combos() {
-  std::vector<Combo> out;
-  for (const auto& stack : all_stacks())
-    for (const auto& codec : stack.codecs) out.push_back({stack.name, codec});
-  return out;
-}
+using Combo = testing::StackCodec;
 
 // One in-process server per stack for the whole test binary.
 Endpoint server_for(const std::string& stack) {
@@ -160,13 +151,9 @@ TEST_P(StackConformance, ServerPhasePointsAreMarkedInCausalOrder) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(AllStacks, StackConformance, ::testing::ValuesIn(combos()),
-                         [](const auto& p) {
-                           std::string name = p.param.stack + "_" + p.param.codec;
-                           for (auto& c : name)
-                             if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
-                           return name;
-                         });
+INSTANTIATE_TEST_SUITE_P(AllStacks, StackConformance,
+                         ::testing::ValuesIn(testing::every_stack_codec()),
+                         [](const auto& p) { return testing::test_name(p.param); });
 
 }  // namespace
 }  // namespace wsb

@@ -4,13 +4,37 @@
 
 #include <gtest/gtest.h>
 
+#include <cctype>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "common/service.h"
 #include "common/transport.h"
 
 namespace wsb::testing {
+
+// One registered stack carrying one of its codecs: the parameter of suites
+// that run over every stack x codec.
+struct StackCodec {
+  std::string stack;
+  std::string codec;
+};
+
+// A test name for it: "beast_soap_mtom".
+inline std::string test_name(const StackCodec& combo) {
+  std::string name = combo.stack + "_" + combo.codec;
+  for (auto& c : name)
+    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+  return name;
+}
+
+inline std::vector<StackCodec> every_stack_codec() {
+  std::vector<StackCodec> out;
+  for (const auto& stack : all_stacks())
+    for (const auto& codec : stack.codecs) out.push_back({stack.name, codec});
+  return out;
+}
 
 // kStack names the stack in the registry (src/stacks.cpp).
 template <const char* kStack>

@@ -1,0 +1,18 @@
+# Sourced by the tests that run wsbench-server as a process: starts
+# "$server" (set by the caller) in the background and sets $pid and the
+# endpoints it prints ($beast, $gsoap, $xmlrpc); `out` names its output
+# file, removed with anything listed in $cleanup on exit.
+out=$(mktemp)
+trap 'kill $pid 2>/dev/null || true; rm -f "$out" $cleanup' EXIT
+
+"$server" >"$out" &
+pid=$!
+for _ in $(seq 100); do
+  [ "$(wc -l <"$out")" -ge 3 ] && break
+  sleep 0.05
+done
+endpoint() { awk -v s="$1" '$1 == s { print $2 }' "$out"; }
+beast=$(endpoint beast)
+gsoap=$(endpoint gsoap)
+xmlrpc=$(endpoint xmlrpc-c)
+[ -n "$beast" ] && [ -n "$gsoap" ] && [ -n "$xmlrpc" ] || { echo "endpoints: $(cat "$out")"; exit 1; }

@@ -27,6 +27,11 @@ class DecodeError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// Deepest nesting (JSON arrays and objects, XML elements) any decoder
+// accepts: the payloads nest a few levels, and refusing deeper input before
+// a recursive parse keeps a hostile body from overflowing the stack.
+inline constexpr std::size_t kMaxNestingDepth = 256;
+
 // Optional split of encode and decode through the library's own
 // representation (gSOAP structs, xmlrpc-c values, protobuf messages, a DOM),
 // so the benchmark can show which part costs what. The representation lives

@@ -21,7 +21,10 @@
 // "records" and "attachment" may be absent when empty; every other member is
 // required.
 #include <rapidjson/document.h>
+#include <rapidjson/encodedstream.h>
 #include <rapidjson/error/en.h>
+#include <rapidjson/memorystream.h>
+#include <rapidjson/reader.h>
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
@@ -300,6 +303,48 @@ struct JsonTree {
   [[noreturn]] static void fail(const std::string& what) { rest::fail(what); }
 };
 
+// The parse's SAX events into a Document, refusing nesting beyond
+// kMaxNestingDepth: RapidJSON's parser recurses once per level, so a hostile
+// depth must stop it before it overflows the stack.
+class DepthLimitedHandler {
+ public:
+  explicit DepthLimitedHandler(rapidjson::Document& doc) : doc_(doc) {}
+  bool too_deep() const { return too_deep_; }
+
+  bool Null() { return doc_.Null(); }
+  bool Bool(bool b) { return doc_.Bool(b); }
+  bool Int(int i) { return doc_.Int(i); }
+  bool Uint(unsigned i) { return doc_.Uint(i); }
+  bool Int64(std::int64_t i) { return doc_.Int64(i); }
+  bool Uint64(std::uint64_t i) { return doc_.Uint64(i); }
+  bool Double(double d) { return doc_.Double(d); }
+  bool RawNumber(const char* s, rapidjson::SizeType n, bool copy) {
+    return doc_.RawNumber(s, n, copy);
+  }
+  bool String(const char* s, rapidjson::SizeType n, bool copy) { return doc_.String(s, n, copy); }
+  bool Key(const char* s, rapidjson::SizeType n, bool copy) { return doc_.Key(s, n, copy); }
+  bool StartObject() { return enter() && doc_.StartObject(); }
+  bool EndObject(rapidjson::SizeType members) {
+    --depth_;
+    return doc_.EndObject(members);
+  }
+  bool StartArray() { return enter() && doc_.StartArray(); }
+  bool EndArray(rapidjson::SizeType elements) {
+    --depth_;
+    return doc_.EndArray(elements);
+  }
+
+ private:
+  bool enter() {
+    too_deep_ = ++depth_ > kMaxNestingDepth;
+    return !too_deep_;
+  }
+
+  rapidjson::Document& doc_;
+  std::size_t depth_ = 0;
+  bool too_deep_ = false;
+};
+
 class JsonCodec final : public Codec, public CodecStages {
  public:
   void encode(const Payload& in, std::string& out) override { encode_model(in, out); }
@@ -328,10 +373,25 @@ class JsonCodec final : public Codec, public CodecStages {
     }
     // Full precision: RapidJSON's default double parsing may be off by an
     // ulp, which would fail verification of 17-digit values.
-    doc_->Parse<rapidjson::kParseFullPrecisionFlag>(wire.data(), wire.size());
-    if (doc_->HasParseError())
-      fail(std::string(rapidjson::GetParseError_En(doc_->GetParseError())) + " at offset " +
-           std::to_string(doc_->GetErrorOffset()));
+    // What Document::Parse does, with the depth limit between reader and DOM.
+    rapidjson::MemoryStream bytes(wire.data(), wire.size());
+    rapidjson::EncodedInputStream<rapidjson::UTF8<>, rapidjson::MemoryStream> in(bytes);
+    rapidjson::ParseResult result;
+    bool too_deep = false;
+    auto parse = [&](rapidjson::Document& doc) {
+      DepthLimitedHandler handler(doc);
+      rapidjson::Reader reader;
+      result = reader.Parse<rapidjson::kParseFullPrecisionFlag>(in, handler);
+      too_deep = handler.too_deep();
+      return !result.IsError();
+    };
+    doc_->Populate(parse);
+    if (too_deep)
+      fail("arrays and objects nested deeper than " + std::to_string(kMaxNestingDepth) +
+           " at offset " + std::to_string(result.Offset()));
+    if (result.IsError())
+      fail(std::string(rapidjson::GetParseError_En(result.Code())) + " at offset " +
+           std::to_string(result.Offset()));
   }
 
   void unbind(Payload& out) override {

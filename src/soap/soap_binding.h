@@ -13,6 +13,7 @@
 #include <string_view>
 #include <utility>
 
+#include "common/codec.h"
 #include "common/payload.h"
 #include "soapH.h"
 
@@ -30,7 +31,10 @@ using Context = ::soap;  // gSOAP's engine context (this namespace shadows the n
 // (Envelope/Body/getResponse/buildings/featureMember/Building/footprint/
 // Polygon/exterior/LinearRing/posList); 32 also admits
 // a SOAP Fault's detail and stops deeply nested junk early.
+// gSOAP reads elements without recursing on unknown ones, so this tighter
+// limit, not kMaxNestingDepth, is the one its input meets.
 inline constexpr unsigned kMaxLevel = 32;
+static_assert(kMaxLevel <= kMaxNestingDepth);
 // String length (soap::maxlength): unbounded, as by default; the message
 // size limit bounds it.
 inline constexpr long kMaxStringBytes = 0;

@@ -24,10 +24,11 @@ namespace {
 
 [[noreturn]] void fail(std::string_view what) { throw DecodeError("xmlrpc: " + std::string(what)); }
 
-// A <value> level costs three elements (<value><array><data> or
-// <value><struct><member>); 256 admits xmlrpc-c's 64-value nesting limit
-// with room to spare, far below the depth that overflows the stack.
-constexpr std::size_t kMaxElementDepth = 256;
+// The common nesting limit, in elements. A <value> level costs three
+// elements (<value><array><data> or <value><struct><member>); 256 admits
+// xmlrpc-c's 64-value nesting limit with room to spare, far below the depth
+// that overflows the stack.
+constexpr std::size_t kMaxElementDepth = kMaxNestingDepth;
 // Our widest struct has 9 members; 256 keeps a hostile struct's quadratic
 // insertion cost within a small constant factor of linear. (system.multicall
 // entries are structs of two members.)

@@ -18,6 +18,7 @@
 #include "common/codec.h"
 #include "common/phases.h"
 #include "common/placement.h"
+#include "common/service.h"
 #include "harness/build_info.h"
 #include "harness/environment.h"
 #include "harness/heap_policy.h"
@@ -209,6 +210,11 @@ std::size_t stack_offset_from_environment() {
   benchmark::AddCustomContext("wsbench_payload_strings",
                               std::string(wsb::strings_name(string_shape)) + " (codec cases)");
   benchmark::AddCustomContext("wsbench_placement", placements);
+  const wsb::ServiceLimits service_limits;
+  benchmark::AddCustomContext("wsbench_server_payload_cache",
+                              std::to_string(service_limits.max_cached_payload_bytes >> 20) +
+                                  " MiB, " + std::to_string(service_limits.max_cached_payloads) +
+                                  " payloads (least recently used out)");
   benchmark::AddCustomContext("wsbench_process_affinity", wsb::current_affinity());
   std::string target_list;
   for (const auto& [stack, endpoint] : rtt.targets)

@@ -43,15 +43,52 @@ void Service::check(const PayloadSpec& spec) const {
 std::shared_ptr<const Payload> Service::get(const PayloadSpec& spec) {
   called();
   check(spec);
-  const std::string key = spec.label();
+  return payloads_.get(spec);
+}
+
+std::shared_ptr<const Payload> PayloadCache::get(const PayloadSpec& spec) {
+  std::string key = spec.label();
   {
-    const std::lock_guard lock(payloads_mutex_);
-    if (const auto it = payloads_.find(key); it != payloads_.end()) return it->second;
+    const std::lock_guard lock(mutex_);
+    if (auto hit = touch(key)) return hit;
   }
-  // Generated outside the lock: a 64 MiB binary must not stall other calls.
   auto made = std::make_shared<const Payload>(generate(spec));
-  const std::lock_guard lock(payloads_mutex_);
-  return payloads_.emplace(key, std::move(made)).first->second;
+  const std::size_t bytes = raw_size(*made);
+  if (bytes > max_bytes_ || max_entries_ == 0) return made;
+  const std::lock_guard lock(mutex_);
+  // Another thread may have made the same payload meanwhile: keep its copy.
+  if (auto hit = touch(key)) return hit;
+  while (!order_.empty() && (bytes_ + bytes > max_bytes_ || order_.size() >= max_entries_)) {
+    bytes_ -= order_.back().second.bytes;
+    index_.erase(order_.back().first);
+    order_.pop_back();
+  }
+  order_.emplace_front(key, Entry{made, bytes});
+  index_.emplace(std::move(key), order_.begin());
+  bytes_ += bytes;
+  return made;
+}
+
+std::shared_ptr<const Payload> PayloadCache::touch(const std::string& key) {
+  const auto it = index_.find(key);
+  if (it == index_.end()) return nullptr;
+  order_.splice(order_.begin(), order_, it->second);
+  return it->second->second.payload;
+}
+
+std::size_t PayloadCache::cached_bytes() const {
+  const std::lock_guard lock(mutex_);
+  return bytes_;
+}
+
+std::size_t PayloadCache::cached_entries() const {
+  const std::lock_guard lock(mutex_);
+  return order_.size();
+}
+
+bool PayloadCache::contains(const std::string& label) const {
+  const std::lock_guard lock(mutex_);
+  return index_.count(label) != 0;
 }
 
 std::string Service::register_client() {

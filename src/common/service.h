@@ -5,12 +5,14 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <list>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -40,6 +42,43 @@ struct ServiceLimits {
   std::uint32_t max_primes = 1'000'000;                  // primes(n)
   std::size_t max_queues = 10'000;
   std::size_t max_messages_per_queue = 10'000;
+  // The generated payloads kept for repeated gets (sum of raw_size, and
+  // entries); least recently used ones are dropped beyond either.
+  std::size_t max_cached_payload_bytes = std::size_t{256} << 20;
+  std::size_t max_cached_payloads = 1024;
+};
+
+// Generated payloads by label, bounded by total raw bytes and entry count,
+// evicting the least recently used. Thread-safe; a payload is shared, so
+// one evicted while a server still sends it stays valid.
+class PayloadCache {
+ public:
+  PayloadCache(std::size_t max_bytes, std::size_t max_entries)
+      : max_bytes_(max_bytes), max_entries_(max_entries) {}
+
+  // The cached payload for spec, else generate(spec) (outside the lock: a
+  // 64 MiB binary must not stall other calls), kept if it fits the budget.
+  std::shared_ptr<const Payload> get(const PayloadSpec& spec);
+
+  std::size_t cached_bytes() const;
+  std::size_t cached_entries() const;
+  bool contains(const std::string& label) const;
+
+ private:
+  struct Entry {
+    std::shared_ptr<const Payload> payload;
+    std::size_t bytes;
+  };
+  using Order = std::list<std::pair<std::string, Entry>>;  // most recent first
+  // The entry for key, made the most recent; null if absent. Mutex held.
+  std::shared_ptr<const Payload> touch(const std::string& key);
+
+  std::size_t max_bytes_;
+  std::size_t max_entries_;
+  mutable std::mutex mutex_;
+  Order order_;
+  std::unordered_map<std::string, Order::iterator> index_;
+  std::size_t bytes_ = 0;
 };
 
 inline constexpr const char* kPingReply = "pong";
@@ -52,7 +91,9 @@ class Service {
   using CallHook = std::function<void()>;
 
   explicit Service(ServiceLimits limits = {}, CallHook on_call = {})
-      : limits_(limits), on_call_(std::move(on_call)) {}
+      : limits_(limits),
+        on_call_(std::move(on_call)),
+        payloads_(limits.max_cached_payload_bytes, limits.max_cached_payloads) {}
 
   // E1: a fixed short string.
   std::string ping() const {
@@ -60,8 +101,11 @@ class Service {
     return kPingReply;
   }
 
-  // E3: a catalogue payload, generated once per spec and shared.
+  // E3: a catalogue payload, generated once per spec and shared while it
+  // stays in the bounded cache.
   std::shared_ptr<const Payload> get(const PayloadSpec& spec);
+  // Raw bytes of the payloads the cache keeps now.
+  std::size_t cached_bytes() const { return payloads_.cached_bytes(); }
 
   // The echo service is the identity: returns what it was sent. Every
   // stack's echo passes its decoded request through here, so verification
@@ -101,8 +145,7 @@ class Service {
   std::atomic<bool> recording_{false};
   mutable std::mutex recorded_mutex_;
   std::optional<Payload> recorded_;
-  std::mutex payloads_mutex_;
-  std::map<std::string, std::shared_ptr<const Payload>> payloads_;
+  PayloadCache payloads_;
   std::mutex queues_mutex_;
   std::map<std::string, std::vector<Message>> queues_;
   std::uint64_t next_queue_ = 1;

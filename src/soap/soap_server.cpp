@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <charconv>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -80,6 +81,11 @@ struct Connection : Exchange {
   bool length_declared = false;          // the body's end is its Content-Length...
   ULONG64 body_left = 0;                 // ... this many bytes from here
   std::string pending;                   // read past the request: the next one's start
+
+  // The current request's Content-Length, if declared, and whether one is
+  // not a number or two disagree.
+  std::optional<ULONG64> content_length;
+  bool bad_length = false;
 };
 
 Connection& connection_of(Context* ctx) { return *static_cast<Connection*>(ctx->user); }
@@ -185,6 +191,8 @@ void serve_requests(Connection& c, Operations& operations) {
     c.refused = false;
     c.header_parsed = false;
     c.chunked = false;
+    c.content_length.reset();
+    c.bad_length = false;
     c.responding = false;
     c.request_bytes = 0;
     c.over_limit = false;
@@ -472,19 +480,12 @@ class GsoapServer final : public Server {
   static int parse_callback(Context* ctx) {
     if (const int error = engine_io().parse(ctx)) return error;
     Connection& c = connection_of(ctx);
-    if (!http_request_line(ctx, c)) {
-      // gSOAP takes a first line that is not HTTP for raw XML and would
-      // answer CGI-style ("Status: 500", no status line), which no HTTP
-      // client can read. HTTP's answer is 400; SOAP_STOP: nothing more to
-      // send.
-      static constexpr std::string_view kNotHttp =
-          "HTTP/1.1 400 Bad Request\r\nContent-Type: text/plain; charset=utf-8\r\n"
-          "Content-Length: 28\r\nConnection: close\r\n\r\nthe request is not HTTP/1.x\n";
-      engine_io().send(ctx, kNotHttp.data(), kNotHttp.size());
-      ::shutdown(ctx->socket, SHUT_WR);  // the framing is lost: no second request
-      ctx->keep_alive = 0;
-      return ctx->error = SOAP_STOP;
-    }
+    // gSOAP takes a first line that is not HTTP for raw XML and would
+    // answer CGI-style ("Status: 500", no status line), which no HTTP
+    // client can read.
+    if (!http_request_line(ctx, c)) return refuse_bad_request(ctx, "the request is not HTTP/1.x\n");
+    // gSOAP reads "-1" as 2^64-1 (a 413) and "abc" as 0 (a 500 later).
+    if (c.bad_length) return refuse_bad_request(ctx, "invalid Content-Length\n");
     c.header_parsed = true;
     // What of the body the header's read already brought in is in gSOAP's
     // buffer past the header.
@@ -495,10 +496,35 @@ class GsoapServer final : public Server {
     return SOAP_OK;
   }
 
+  // HTTP's answer to a request whose framing is lost: 400, then the close
+  // (SOAP_STOP: nothing more to send, no second request).
+  static int refuse_bad_request(Context* ctx, std::string_view why) {
+    const std::string reply =
+        "HTTP/1.1 400 Bad Request\r\nContent-Type: text/plain; charset=utf-8\r\n"
+        "Content-Length: " +
+        std::to_string(why.size()) + "\r\nConnection: close\r\n\r\n" + std::string(why);
+    engine_io().send(ctx, reply.data(), reply.size());
+    ::shutdown(ctx->socket, SHUT_WR);
+    ctx->keep_alive = 0;
+    return ctx->error = SOAP_STOP;
+  }
+
   // One header field: notes a Transfer-Encoding (chunked), which replaces
-  // Content-Length framing.
+  // Content-Length framing, and a Content-Length that is not one decimal
+  // number (RFC 9110 8.6), which parse_callback refuses.
   static int header_callback(Context* ctx, const char* key, const char* value) {
-    if (soap_tag_cmp(key, "Transfer-Encoding") == 0) connection_of(ctx).chunked = true;
+    Connection& c = connection_of(ctx);
+    if (soap_tag_cmp(key, "Transfer-Encoding") == 0) c.chunked = true;
+    if (soap_tag_cmp(key, "Content-Length") == 0) {
+      ULONG64 length = 0;
+      const char* end = value + std::strlen(value);
+      const auto [ptr, ec] = std::from_chars(value, end, length);
+      if (ec != std::errc{} || ptr != end || ptr == value ||
+          (c.content_length && *c.content_length != length))
+        c.bad_length = true;
+      else
+        c.content_length = length;
+    }
     return engine_io().parse_header(ctx, key, value);
   }
 

@@ -304,7 +304,9 @@ class AbyssServer final : public Server {
 
   // ---- the request path (connection threads) ----
 
-  // Abyss handler: 413 for a declared body over max_body_bytes.
+  // Abyss handler: 400 for a Content-Length that is not a decimal number
+  // (xmlrpc-c's own handler would answer 500), 413 for a declared body over
+  // max_body_bytes.
   static void refuse_oversized(void* self_p, TSession* session, abyss_bool* handled) {
     const auto& self = *static_cast<const AbyssServer*>(self_p);
     *handled = false;
@@ -313,25 +315,31 @@ class AbyssServer final : public Server {
     std::uint64_t length = 0;
     const char* end = declared + std::strlen(declared);
     if (const auto [ptr, ec] = std::from_chars(declared, end, length);
-        ec != std::errc{} || ptr != end)
-      return;  // xmlrpc-c's handler answers 400
+        ec != std::errc{} || ptr != end || ptr == declared) {
+      *handled = true;
+      answer_text(session, 400, "invalid Content-Length\n");
+      return;  // the body's length is unknown: Abyss closes after the reply
+    }
     if (length <= self.limits_.max_body_bytes) return;
     *handled = true;
     // With a Content-Length (Abyss's own error pages end at the close), so
     // a client that stops uploading on an early error, as libcurl does, has
     // the whole reply and closes its end, which ends the discarding below.
-    const std::string why = "request body of " + std::to_string(length) +
-                            " bytes exceeds the limit of " +
-                            std::to_string(self.limits_.max_body_bytes) + "\n";
-    ResponseStatus(session, 413);
-    ResponseContentType(session, "text/plain");
-    ResponseContentLength(session, why.size());
-    ResponseWriteStart(session);
-    ResponseWriteBody(session, why.data(), static_cast<std::uint32_t>(why.size()));
+    answer_text(session, 413,
+                "request body of " + std::to_string(length) + " bytes exceeds the limit of " +
+                    std::to_string(self.limits_.max_body_bytes) + "\n");
     // A client that asked for 100-continue sends nothing more; refilling
     // the buffer would send it a 100 after the 413.
     if (RequestHeaderValue(session, "expect") == nullptr)
       discard_body(session, std::min<std::uint64_t>(length, kMaxDiscardBytes));
+  }
+
+  static void answer_text(TSession* session, std::uint16_t status, const std::string& why) {
+    ResponseStatus(session, status);
+    ResponseContentType(session, "text/plain");
+    ResponseContentLength(session, why.size());
+    ResponseWriteStart(session);
+    ResponseWriteBody(session, why.data(), static_cast<std::uint32_t>(why.size()));
   }
 
   static void discard_body(TSession* session, std::uint64_t bytes) {

@@ -35,6 +35,7 @@ const po::options_description* help_options = nullptr;
 void print_help() {
   std::cout << *help_options
             << "\nwsbench passes --benchmark_repetitions=6, --benchmark_min_time=0.03,\n"
+               "--benchmark_enable_random_interleaving=true,\n"
                "--benchmark_report_aggregates_only=false and "
                "--benchmark_display_aggregates_only=true\nunless you give your own.\n\n"
                "Google Benchmark's flags:\n"
@@ -80,12 +81,16 @@ std::size_t stack_offset_from_environment() {
   // six repetitions (the fewest for which a distribution-free 95% interval
   // of the median exists), every one kept in the JSON (the summary computes
   // its statistics from them) while the console shows only their
-  // aggregates; 0.03 s per repetition keeps the default sweep under five
+  // aggregates; the repetitions of all cases run in one random order, so a
+  // drift in the machine's load reaches every case alike (rows compared
+  // with each other, such as encode against bind + write, see the same
+  // conditions); 0.03 s per repetition keeps the default sweep under five
   // minutes on two cores.
   std::vector<char*> args(argv, argv + argc);
   std::vector<std::string> added;
   for (const auto& [name, value] : {std::pair{"--benchmark_repetitions", "6"},
                                     {"--benchmark_min_time", "0.03"},
+                                    {"--benchmark_enable_random_interleaving", "true"},
                                     {"--benchmark_report_aggregates_only", "false"},
                                     {"--benchmark_display_aggregates_only", "true"}})
     if (!has_flag(args, name)) added.push_back(std::string(name) + "=" + value);

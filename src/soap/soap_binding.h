@@ -124,12 +124,11 @@ class Binder {
 };
 
 // Structs -> model, every choice and pointer checked (DecodeError prefixed
-// with `who`). With `steal`, strings and arrays are moved out of the structs
-// (for a caller that discards them next); without, copied, so unbinding
-// can be repeated.
+// with `who`). Strings and arrays are moved out of the structs, as every
+// caller discards them next: a struct is unbound once.
 class Unbinder {
  public:
-  Unbinder(std::string who, bool steal) : who_(std::move(who)), steal_(steal) {}
+  explicit Unbinder(std::string who) : who_(std::move(who)) {}
 
   // `element`: the element holding the choice, for the error message.
   Payload payload(int choice, wsb__PayloadChoice& in, const char* element) const;
@@ -141,16 +140,14 @@ class Unbinder {
   template <class T>
   T& present(T* p, const char* element) const;
   template <class T>
-  T take(T& value) const {
-    if (steal_) return std::move(value);
-    return value;
+  static T take(T& value) {
+    return std::move(value);
   }
   void bytes_of(const xsd__base64Binary& b, Bytes& out) const;
   BuildingCollection buildings(wsb__BuildingList& in) const;
   BuildingCollection buildings_document(const xsd__base64Binary& document) const;
 
   std::string who_;
-  bool steal_;
 };
 
 }  // namespace wsb::soap

@@ -296,7 +296,7 @@ class GsoapClient final : public Client {
   const std::string url_;
   wsbenchProxy proxy_;
   // The reply's structs are released after the call: move out of them.
-  const Unbinder unbinder_{name_, true};
+  const Unbinder unbinder_{name_};
   SendFn send_ = nullptr;
   RecvFn recv_ = nullptr;
   OpenFn open_ = nullptr;

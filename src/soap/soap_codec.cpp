@@ -149,7 +149,7 @@ class SoapCodec final : public StagedCodec {
     // Moves strings and arrays out of the structs, as the gsoap client
     // does: the next read releases them anyway. So one read, one unbind.
     wsb__getResponse* r = std::exchange(received_, nullptr);
-    out = Unbinder(name_, true).payload(r->__union_payload, r->payload, "getResponse");
+    out = Unbinder(name_).payload(r->__union_payload, r->payload, "getResponse");
   }
 
   bool unbind_consumes() const override { return true; }

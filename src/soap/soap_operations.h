@@ -66,7 +66,7 @@ class Operations final : public wsbenchService {
   void serviced();
   Binder binder() const { return Binder(soap, mtom_); }
   // The request's structs are released after the reply: move out of them.
-  Unbinder unbinder() const { return Unbinder(kServerName, true); }
+  Unbinder unbinder() const { return Unbinder(kServerName); }
 
   Service& service_;
   Exchange& exchange_;

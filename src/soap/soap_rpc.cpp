@@ -112,7 +112,7 @@ class SoapRpcBinding final : public RpcBinding {
 
   void decode_reply(Operation op, std::string_view wire, Payload& out) override {
     Context* ctx = begin_read(wire);
-    const Unbinder unbinder(name_, true);
+    const Unbinder unbinder(name_);
     switch (op) {
       case Operation::ping: {
         wsb__pingResponse r;
@@ -176,7 +176,7 @@ class SoapRpcBinding final : public RpcBinding {
 
   void decode_call(std::string_view wire, DecodedCall& out) override {
     Context* ctx = begin_read(wire);
-    const Unbinder unbinder(kServerName, true);
+    const Unbinder unbinder(kServerName);
     // What wsbenchService::dispatch does: the Body's first element names
     // the operation.
     soap_peek_element(ctx);

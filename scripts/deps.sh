@@ -3,7 +3,7 @@
 # shellcheck shell=bash
 
 WSBENCH_PACKAGES=(
-  g++ cmake ninja-build pkgconf python3 curl
+  g++ cmake ninja-build pkgconf python3 python3-venv curl
   gsoap libgsoap-dev
   libxmlrpc-c++8-dev libxmlrpc-core-c3-dev libcurl4-openssl-dev
   libboost1.81-dev libboost-program-options1.81-dev

@@ -1,0 +1,629 @@
+#!/usr/bin/env python3
+"""The studies' experiments, run and laid out beside the papers' figures.
+
+  scripts/experiments.py run OUTDIR [E1 ... E9 | all] [--quick]
+  scripts/experiments.py report OUTDIR
+
+`run` executes the benchmark runs each named experiment needs into OUTDIR
+(one Google Benchmark JSON per run, shared by the experiments that read
+it), then writes the report. `report` (re)writes OUTDIR/report.md and one
+PNG per figure from the JSON files there, the papers' values in
+docs/papers/figures.csv and the claims in docs/papers/claims.csv. An
+experiment whose runs are absent or failed appears with the reason, never
+with numbers. Plots need matplotlib; the tables never do.
+"""
+import argparse
+import csv
+import math
+import os
+import shlex
+import statistics
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import summarize  # noqa: E402  (the statistics rules of every table)
+
+ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+FIGURES = os.path.join(ROOT, "docs", "papers", "figures.csv")
+CLAIMS = os.path.join(ROOT, "docs", "papers", "claims.csv")
+BENCH = os.path.join(ROOT, "build", "release", "bench")
+
+SIZES = [200, 400, 800, 1600, 3200]
+KINDS = {"ints": "Int", "strings": "String", "objects": "Object"}
+# The paper's protocol -> our case prefix. cai-ottosson's REST answered XML
+# (Zend), aihkisalo-paaso's REST spoke XML, JSON and Protostuff.
+E1_PROTOCOLS = {"SOAP": "gsoap/soap", "REST": "beast/json", "XML-RPC": "xmlrpc-c/xmlrpc"}
+E3_PROTOCOLS = {"SOAP": "gsoap/soap", "REST": "beast/xml", "XML-RPC": "xmlrpc-c/xmlrpc"}
+E4_FORMATS = {"REST XML": "beast/xml", "REST JSON": "beast/json", "REST GPB": "beast/protobuf",
+              "SOAP XML": "gsoap/soap", "SOAP MTOM": "gsoap/soap-mtom"}
+MESSAGES = ["message-a/100", "message-b/128KiB"]
+OPS = [("REG", "register", None), ("SEND", "send", True), ("RCV", "receive", True),
+       ("UREG", "unregister", None)]
+ALL_STACKS = ["gsoap/soap", "gsoap/soap-mtom", "xmlrpc-c/xmlrpc", "beast/json", "beast/xml",
+              "beast/protobuf", "beast/soap", "beast/soap-mtom", "beast/xmlrpc"]
+
+
+def rtt(stack, op, payload=None):
+    return f"rtt/{stack}/{op}" + (f"/{payload}" if payload else "") + "/same"
+
+
+# ---- the runs: one bench invocation each, shared between experiments ----
+
+def alternation(items):
+    return "(" + "|".join(items) + ")"
+
+
+RUNS = {
+    "ping": {"filter": "^rtt/[^/]+/[^/]+/ping/same"},
+    # E2's claim sets the parse beside the query it is part of.
+    "parse": {"filter": "^(decode/xml(-dom)?/ints/" + alternation(map(str, SIZES[:3]))
+                        + "(/|$)|rtt/beast/xml/get/ints/800/same)", "full": True,
+              # Codec rows of tens of microseconds need Google Benchmark's own
+              # sizing: 30 of them would be one scheduler slice.
+              "sized": True},
+    "query": {"filter": "^rtt/" + alternation(sorted(set(E3_PROTOCOLS.values()) | {"beast/json"}))
+                        + "/get/(ints|strings|objects)/[0-9]+/same", "full": True},
+    "messaging": {"filter": "^rtt/" + alternation(E4_FORMATS.values())
+                            + "/(register|send|receive|unregister)(/|$)", "full": True},
+}
+# Quick runs fix the calls per repetition instead of sizing them to 2 s.
+QUICK_ITERATIONS = 30
+
+
+class Experiment:
+    def __init__(self, key, title, paper, runs, render, needs=None):
+        self.key, self.title, self.paper, self.runs, self.render = key, title, paper, runs, render
+        self.needs = needs  # why it cannot run yet, if a part of the suite is missing
+
+
+# ---- results ----
+
+class Results:
+    """The cases of one experiment's runs, and lookups that say what is missing."""
+
+    def __init__(self, outdir, runs):
+        self.cases, self.contexts, self.missing = {}, {}, []
+        for run in runs:
+            path = os.path.join(outdir, f"{run}.json")
+            if not os.path.exists(path):
+                self.missing.append(f"run `{run}` absent ({os.path.basename(path)})")
+                continue
+            try:
+                with open(path) as f:
+                    data = __import__("json").load(f)
+            except ValueError as e:
+                self.missing.append(f"run `{run}` unreadable: {e}")
+                continue
+            self.contexts[run] = data.get("context", {})
+            self.cases.update(summarize.load_cases(data.get("benchmarks", [])))
+
+    def stat(self, name, key=None):
+        """Stat over repetitions (ns) of a case's figure, or None."""
+        case = self.cases.get(name)
+        if case is None or not case.runs:
+            return None
+        if key is None:
+            key = "p50_us" if name.startswith("rtt/") else None
+        values = [v * 1e3 for v in case.values(key)] if key else case.times_ns()
+        return summarize.Stat(values) if values else None
+
+    def counter(self, name, key):
+        case = self.cases.get(name)
+        values = case.values(key) if case else []
+        return statistics.median(values) if values else None
+
+    def reason(self, name):
+        case = self.cases.get(name)
+        if case is None:
+            return "not in the run"
+        return case.reason() or "no figure"
+
+
+# ---- claims: rules over our results, three-valued ----
+
+class Unmeasurable(Exception):
+    pass
+
+
+class ClaimContext:
+    """The functions a rule in claims.csv may call. Comparisons use the CI95
+    of each median: a claim holds only where the intervals decide it, does
+    not hold where they decide against it, and is inconclusive otherwise."""
+
+    def __init__(self, results):
+        self.results = results
+        self.used = []
+
+    def _stat(self, name, key=None):
+        s = self.results.stat(name, key)
+        if s is None or s.median is None:
+            raise Unmeasurable(f"{name}: {self.results.reason(name)}")
+        if s.ci is None:
+            raise Unmeasurable(f"{name}: too few repetitions for a CI95 (n={s.n})")
+        self.used.append(f"{name} {summarize.fmt_time(s.median)} "
+                         f"[{summarize.fmt_range(*s.ci)}]")
+        return s
+
+    def faster(self, a, b, by=1.0):
+        """a's median at least `by` times below b's, with both CI95s."""
+        sa, sb = self._stat(a), self._stat(b)
+        if sb.ci[0] >= by * sa.ci[1]:
+            return True
+        if sb.ci[1] < by * sa.ci[0]:
+            return False
+        return None
+
+    def ratio_between(self, a, b, lo, hi):
+        """The ratio of a's median to b's within [lo, hi], over the range the
+        CI95s allow: holds if the whole range is inside, fails if none is."""
+        sa, sb = self._stat(a), self._stat(b)
+        r_lo, r_hi = sa.ci[0] / sb.ci[1], sa.ci[1] / sb.ci[0]
+        self.used.append(f"ratio {sa.median / sb.median:.3g} (CI range {r_lo:.3g}-{r_hi:.3g})")
+        if lo <= r_lo and r_hi <= hi:
+            return True
+        if r_hi < lo or r_lo > hi:
+            return False
+        return None
+
+    def share_below(self, part, whole, limit, part_key=None):
+        """part's median / whole's median below limit (medians only)."""
+        sp, sw = self._stat(part, part_key), self._stat(whole)
+        share = sp.median / sw.median
+        self.used.append(f"share {100 * share:.3g}%")
+        return share < limit
+
+    def bytes_ratio(self, a, b, key, lo, hi):
+        """Exact byte counts (the same in every repetition): a / b in [lo, hi]."""
+        va, vb = self.results.counter(a, key), self.results.counter(b, key)
+        if va is None or vb is None:
+            missing = a if va is None else b
+            raise Unmeasurable(f"{missing}: {self.results.reason(missing)}")
+        self.used.append(f"{a} {key} {va:,.0f}; {b} {vb:,.0f}; ratio {va / vb:.3g}")
+        return lo <= va / vb <= hi
+
+    def unexplained_below(self, name, limit):
+        """The client phases explain the round trip within limit (a share)."""
+        s = self._stat(name)
+        gap = self.results.counter(name, "phase_unexplained_us")
+        if gap is None:
+            raise Unmeasurable(f"{name}: no phase columns (run with probes)")
+        share = abs(gap) * 1e3 / s.median
+        self.used.append(f"unexplained {gap:.3g} us = {100 * share:.2g}%")
+        return share < limit
+
+    @staticmethod
+    def all_of(*verdicts):
+        if any(v is False for v in verdicts):
+            return False
+        return None if any(v is None for v in verdicts) else True
+
+    @staticmethod
+    def not_(verdict):
+        return None if verdict is None else not verdict
+
+    def evaluate(self, rule):
+        names = {n: getattr(self, n) for n in
+                 ("faster", "ratio_between", "share_below", "bytes_ratio", "unexplained_below",
+                  "all_of", "not_")}
+        names["rtt"] = rtt
+        self.used = []
+        try:
+            verdict = eval(rule, {"__builtins__": {}}, names)  # rules are repo data
+        except Unmeasurable as e:
+            return "not measurable here", str(e)
+        text = {True: "holds", False: "does not hold", None: "inconclusive (CI95s overlap)"}
+        return text[verdict], "; ".join(self.used)
+
+
+def read_csv(path):
+    with open(path, newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def paper_values(figures, experiment):
+    return [r for r in figures if r["experiment"] == experiment]
+
+
+def paper_value(figures, experiment, **match):
+    rows = [r for r in paper_values(figures, experiment)
+            if all(str(r[k]) == str(v) for k, v in match.items())]
+    if len(rows) != 1:
+        raise KeyError(f"{experiment} {match}: {len(rows)} rows in figures.csv")
+    return float(rows[0]["value"])
+
+
+# ---- rendering ----
+
+def fmt_ms(ns):
+    return "-" if ns is None else f"{ns / 1e6:.4g}"
+
+
+def ours_cells(results, name):
+    s = results.stat(name)
+    if s is None:
+        return ["-", "-", "-", results.reason(name)]
+    ci = f"{s.ci[0] / 1e6:.4g}-{s.ci[1] / 1e6:.4g}" if s.ci else f"none (n={s.n})"
+    return [fmt_ms(s.median), ci, summarize.fmt_cv(s), ""]
+
+
+def table(header, rows):
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(str(c) for c in r) + " |" for r in rows]
+    return "\n".join(lines)
+
+
+def ratio_text(x, y):
+    return "-" if not x or not y else f"{x / y:.3g}"
+
+
+class Plot:
+    """One PNG per figure, when matplotlib is importable."""
+
+    def __init__(self, outdir):
+        self.outdir = outdir
+        try:
+            import matplotlib
+            matplotlib.use("Agg")
+            import matplotlib.pyplot as plt
+            self.plt = plt
+        except Exception as e:  # absent or broken: tables only
+            self.plt, self.why = None, f"no plot: matplotlib unavailable ({type(e).__name__})"
+
+    def lines(self, name, title, xlabel, ylabel, series, logx=False, logy=True):
+        """series: [(label, xs, ys, style)]; returns the markdown that shows it."""
+        if self.plt is None:
+            return f"_{self.why}_"
+        fig, ax = self.plt.subplots(figsize=(6.4, 4.0))
+        for label, xs, ys, style in series:
+            pts = [(x, y) for x, y in zip(xs, ys) if y is not None]
+            if pts:
+                ax.plot([p[0] for p in pts], [p[1] for p in pts], style, label=label)
+        ax.set_title(title)
+        ax.set_xlabel(xlabel)
+        ax.set_ylabel(ylabel)
+        if logx:
+            ax.set_xscale("log")
+        if logy:
+            ax.set_yscale("log")
+        ax.grid(True, which="both", alpha=0.3)
+        ax.legend(fontsize="small")
+        fig.tight_layout()
+        fig.savefig(os.path.join(self.outdir, name), dpi=100)
+        self.plt.close(fig)
+        return f"![{title}]({name})"
+
+    def bars(self, name, title, ylabel, groups, series):
+        """groups: x labels; series: [(label, values)]."""
+        if self.plt is None:
+            return f"_{self.why}_"
+        fig, ax = self.plt.subplots(figsize=(6.4, 4.0))
+        width = 0.8 / max(len(series), 1)
+        for i, (label, values) in enumerate(series):
+            xs = [g + i * width for g in range(len(groups))]
+            ax.bar(xs, [v if v is not None else 0 for v in values], width, label=label)
+        ax.set_xticks([g + width * (len(series) - 1) / 2 for g in range(len(groups))])
+        ax.set_xticklabels(groups)
+        ax.set_title(title)
+        ax.set_ylabel(ylabel)
+        ax.set_yscale("log")
+        ax.legend(fontsize="small")
+        fig.tight_layout()
+        fig.savefig(os.path.join(self.outdir, name), dpi=100)
+        self.plt.close(fig)
+        return f"![{title}]({name})"
+
+
+def render_e1(results, figures, plot):
+    rows, ours, theirs = [], [], []
+    for protocol, stack in E1_PROTOCOLS.items():
+        name = rtt(stack, "ping")
+        paper_ms = paper_value(figures, "E1", protocol=protocol) * 1e3
+        s = results.stat(name)
+        cells = ours_cells(results, name)
+        rows.append([protocol, stack, f"{paper_ms:.4g}"] + cells[:3]
+                    + [ratio_text(paper_ms * 1e6, s.median if s else None), cells[3]])
+        ours.append(s.median / 1e6 if s else None)
+        theirs.append(paper_ms)
+    for stack in ALL_STACKS:
+        if stack in E1_PROTOCOLS.values():
+            continue
+        cells = ours_cells(results, rtt(stack, "ping"))
+        rows.append(["(also)", stack, "-"] + cells[:3] + ["-", cells[3]])
+    out = [table(["paper", "ours", "paper ms", "median ms", "CI95 ms", "CV", "paper/ours", "note"],
+                 rows)]
+    out.append(between_protocols(list(E1_PROTOCOLS), theirs, ours))
+    out.append(plot.bars("e1.png", "E1: ping round trip", "ms", list(E1_PROTOCOLS),
+                         [("paper (PHP, two hosts)", theirs), ("wsbench (native, loopback)", ours)]))
+    return out
+
+
+def between_protocols(protocols, theirs, ours):
+    """Each protocol against the first: the comparison the papers draw."""
+    base = protocols[0]
+    rows = []
+    for i, p in enumerate(protocols[1:], 1):
+        rows.append([f"{p} / {base}", ratio_text(theirs[i], theirs[0]), ratio_text(ours[i], ours[0])])
+    return "Between protocols (ratio of medians; paper: of means):\n\n" + table(
+        ["ratio", "paper", "ours"], rows)
+
+
+def render_e2(results, figures, plot):
+    rows, ours, theirs, dom = [], [], [], []
+    for n in SIZES[:3]:
+        paper_ms = paper_value(figures, "E2", param=n) * 1e3
+        name = f"decode/xml/ints/{n}"
+        s = results.stat(name)
+        cells = ours_cells(results, name)
+        d = results.stat(f"decode/xml-dom/ints/{n}")
+        rows.append([n, f"{paper_ms:.4g}"] + cells[:3]
+                    + [ratio_text(paper_ms * 1e6, s.median if s else None),
+                       fmt_ms(d.median) if d else "-", cells[3]])
+        ours.append(s.median / 1e6 if s else None)
+        theirs.append(paper_ms)
+        dom.append(d.median / 1e6 if d else None)
+    out = [table(["strings", "paper ms (simplexml DOM)", "ours: streaming median ms", "CI95 ms",
+                  "CV", "paper/ours", "ours: DOM median ms", "note"], rows)]
+    out.append(plot.lines("e2.png", "E2: parse N numeric strings into ints", "strings", "ms",
+                          [("paper (PHP simplexml)", SIZES[:3], theirs, "o--"),
+                           ("wsbench libxml2 reader", SIZES[:3], ours, "s-"),
+                           ("wsbench libxml2 DOM", SIZES[:3], dom, "^-")]))
+    return out
+
+
+def render_e3(results, figures, plot):
+    out = []
+    for kind, label in KINDS.items():
+        rows, series = [], []
+        for protocol, stack in E3_PROTOCOLS.items():
+            ours, theirs = [], []
+            for n in SIZES:
+                name = rtt(stack, "get", f"{kind}/{n}")
+                paper_ms = paper_value(figures, "E3", protocol=protocol, case=kind, param=n) * 1e3
+                s = results.stat(name)
+                cells = ours_cells(results, name)
+                rows.append([protocol, stack, n, f"{paper_ms:.4g}"] + cells[:3]
+                            + [ratio_text(paper_ms * 1e6, s.median if s else None), cells[3]])
+                ours.append(s.median / 1e6 if s else None)
+                theirs.append(paper_ms)
+            series += [(f"{protocol} paper", SIZES, theirs, "o--"),
+                       (f"{protocol} ours ({stack})", SIZES, ours, "s-")]
+        out.append(f"**{label}** (cai-ottosson {paper_values_source(figures, 'E3', kind)})\n\n"
+                   + table(["paper", "ours", "N", "paper ms", "median ms", "CI95 ms", "CV",
+                            "paper/ours", "note"], rows))
+        out.append(plot.lines(f"e3-{kind}.png", f"E3: get {kind}[N]", "items", "ms", series,
+                              logx=True))
+    return out
+
+
+def paper_values_source(figures, experiment, case):
+    sources = {r["source"] for r in paper_values(figures, experiment) if r["case"] == case}
+    return ", ".join(sorted(sources))
+
+
+def render_e4(results, figures, plot):
+    out = []
+    for payload in MESSAGES:
+        rows = []
+        for fmt, stack in E4_FORMATS.items():
+            for op_label, op, with_payload in OPS:
+                name = rtt(stack, op, payload if with_payload else None)
+                for direction, key in (("request", "request_bytes"), ("response", "response_bytes")):
+                    try:
+                        paper = paper_value(figures, "E4", protocol=fmt, param=payload,
+                                            case=f"{op_label} {direction}")
+                    except KeyError:
+                        paper = None
+                    ours = results.counter(name, key)
+                    rows.append([fmt, stack, op_label, direction,
+                                 "-" if paper is None else f"{paper:,.0f}",
+                                 "-" if ours is None else f"{ours:,.0f}",
+                                 ratio_text(paper, ours),
+                                 "" if ours is not None else results.reason(name)])
+        out.append(f"**{payload}** (aihkisalo-paaso Table II; HTTP bytes, headers included)\n\n"
+                   + table(["paper", "ours", "op", "direction", "paper bytes", "ours bytes",
+                            "paper/ours", "note"], rows))
+    return out
+
+
+def render_e5(results, figures, plot):
+    out = []
+    for payload in MESSAGES:
+        rows = []
+        for fmt, stack in E4_FORMATS.items():
+            cells_by_op = []
+            for op_label, op, with_payload in OPS:
+                s = results.stat(rtt(stack, op, payload if with_payload else None))
+                cells_by_op.append("-" if s is None else
+                                   f"{s.median / 1e3:.4g} [{s.ci[0] / 1e3:.4g}-{s.ci[1] / 1e3:.4g}]"
+                                   if s.ci else f"{s.median / 1e3:.4g}")
+            rows.append([fmt, stack] + cells_by_op)
+        out.append(f"**{payload}**: round trip p50 in us, median over repetitions [CI95] "
+                   "(the paper plots these, Figs. 3-4, without printed values)\n\n"
+                   + table(["paper", "ours"] + [o[0] for o in OPS], rows))
+    return out
+
+
+def render_e6(results, figures, plot):
+    phases = summarize.PHASES
+    rows = []
+    for fmt, stack in E4_FORMATS.items():
+        for op in ("send", "receive"):
+            name = rtt(stack, op, MESSAGES[0])
+            case = results.cases.get(name)
+            cells = []
+            for p in phases:
+                keys = [k for r in (case.runs if case else []) for k in r
+                        if k.startswith(f"phase:{p}")]
+                values = case.values(keys[0]) if keys else []
+                cells.append(f"{statistics.median(values):.4g}" if values else "-")
+            gap = results.counter(name, "phase_unexplained_us")
+            rows.append([fmt, f"{op} {MESSAGES[0]}"] + cells
+                        + ["-" if gap is None else f"{gap:.3g}",
+                           "" if case and case.runs else results.reason(name)])
+    return [table(["paper", "operation"] + [f"{p} us" for p in phases]
+                  + ["unexplained us", "note"], rows)]
+
+
+EXPERIMENTS = [
+    Experiment("E1", "Network latency: a request returning a fixed string", "cai-ottosson",
+               ["ping"], render_e1),
+    Experiment("E2", "XML parsing latency: 200-800 numeric strings into ints", "cai-ottosson",
+               ["parse"], render_e2),
+    Experiment("E3", "Query latency: int, string and object arrays of 200-3200 items",
+               "cai-ottosson", ["query"], render_e3),
+    Experiment("E4", "HTTP message sizes per messaging operation", "aihkisalo-paaso",
+               ["messaging"], render_e4),
+    Experiment("E5", "Round trip per messaging operation", "aihkisalo-paaso", ["messaging"],
+               render_e5),
+    Experiment("E6", "The round trip split into phases", "aihkisalo-paaso", ["messaging"],
+               render_e6),
+    Experiment("E7", "Concurrent clients asking for 100,000 primes", "costa-bernardino", [],
+               None, needs="needs the load driver wsbench-load (issue 12), not in this build"),
+    Experiment("E8", "CPU, memory and users served as load ramps up", "mohamed-wijesekera", [],
+               None, needs="needs the load driver and the dictionary service (issue 12), "
+                           "not in this build"),
+    Experiment("E9", "Standard SOAP vs SOAP with Attachments vs MTOM for large data", "cha-et-al",
+               [], None, needs="needs the soap-swa codec and shaped links (issue 13), "
+                               "not in this build"),
+]
+
+ABOUT = {
+    "E1": "Cai and Ottosson timed, in PHP 5 with client and server on two hosts, a call that "
+          "returns a hard-coded string: the fixed cost of each protocol's stack. Here the same "
+          "call runs natively over loopback, so the figure is what each stack costs with the "
+          "network reduced to the kernel's loopback path.",
+    "E2": "The same study parsed a document of 200, 400 and 800 strings holding numbers into "
+          "integers with PHP's simplexml (a DOM), to show how much parsing adds to a query. Here "
+          "the XML codec's decode of ints/N is timed; the DOM rows appear where the build has "
+          "the xml-dom path.",
+    "E3": "The study's main benchmark (Zend Framework, mean of 100 calls): a client asks for an "
+          "array of N ints, strings or objects and the server returns it. Here the `get` round "
+          "trip of each stack, with the reply decoded and verified.",
+    "E4": "Aihkisalo and Paaso captured with Wireshark the HTTP size of each messaging "
+          "operation (register, send, receive, unregister) for message-a (100 records) and "
+          "message-b (a 128 kB binary). Here the bytes are counted on the socket.",
+    "E5": "The same study's round trip per operation (Java: Axis2 for SOAP, Jersey for REST, on "
+          "Tomcat, loopback), plotted in its Figs. 3-4. Here the native round trips.",
+    "E6": "It split each round trip into nine phases from nanosecond timestamps (client "
+          "library, transfer, container, service and back). Here the seven phases every stack "
+          "marks, with the share of the round trip they leave unexplained.",
+    "E7": "Costa and Bernardino sent 40 requests for the first 100,000 primes as 10 threads x 4, "
+          "40 x 1 and 20 x 2 from JMeter to Wildfly, SOAP alone, REST alone and both at once.",
+    "E8": "Mohamed and Wijesekera loaded a dictionary service on an Android host with users "
+          "ramping up one per second, reporting CPU, memory and the most users served without a "
+          "dropped request.",
+    "E9": "Cha et al. compared standard SOAP (base64), SOAP with Attachments and MTOM for 1-64 "
+          "MiB raster tiles and 1-10,000 GML buildings over a 100 Mbit/s link.",
+}
+
+
+def method_lines(results):
+    ctx = next(iter(results.contexts.values()), {})
+    fields = [("commit", ctx.get("source_git_commit")),
+              ("dirty tree", "YES" if summarize.truthy(ctx.get("source_git_dirty")) else "no"),
+              ("CPU", ctx.get("cpu_model")), ("vCPUs", ctx.get("num_cpus")),
+              ("kernel", ctx.get("kernel")), ("governor", ctx.get("cpu_governor")),
+              ("placement", ctx.get("wsbench_placement")),
+              ("link", ctx.get("wsbench_link", "loopback")),
+              ("date", ctx.get("date")), ("command", ctx.get("command_line"))]
+    reps = {r.get("repetitions") for c in results.cases.values() for r in c.runs}
+    fields.append(("repetitions", ", ".join(str(r) for r in sorted(x for x in reps if x))))
+    return "\n".join(f"- {k}: `{v}`" for k, v in fields if v not in (None, ""))
+
+
+def write_report(outdir):
+    figures = read_csv(FIGURES)
+    claims = read_csv(CLAIMS)
+    plot = Plot(outdir)
+    sections, headline = [], []
+    for exp in EXPERIMENTS:
+        body = [f"## {exp.key}: {exp.title}", f"Paper: {exp.paper}. {ABOUT[exp.key]}"]
+        results = Results(outdir, exp.runs) if exp.runs else None
+        reason = exp.needs or (("; ".join(results.missing)) if results and results.missing
+                               and not results.cases else None)
+        if reason:
+            body.append(f"**Not run here:** {reason}.")
+        else:
+            body.append("Machine and method:\n\n" + method_lines(results))
+            if results.missing:
+                body.append("Missing: " + "; ".join(results.missing))
+            body += exp.render(results, figures, plot)
+        claim_rows = []
+        for c in (c for c in claims if c["experiment"] == exp.key):
+            if reason:
+                verdict, evidence = "not measurable here", reason
+            elif not c["rule"]:
+                verdict, evidence = "not measurable here", "no rule for this claim yet"
+            else:
+                verdict, evidence = ClaimContext(results).evaluate(c["rule"])
+            claim_rows.append([c["id"], c["claim"], c["source"], verdict, evidence])
+            headline.append([c["id"], c["claim"], verdict])
+        if claim_rows:
+            body.append("Claims:\n\n" + table(["id", "the paper's claim", "source", "here",
+                                               "decided by"], claim_rows))
+        sections.append("\n\n".join(body))
+    head = ["# wsbench: the studies' experiments, natively",
+            f"Written {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())} from the result files "
+            "in this folder. Times: median over repetitions with its distribution-free CI95 "
+            "and CV (scripts/summarize.py's rules); round trips: each repetition's median call. "
+            "Paper figures come from docs/papers/figures.csv with their table or section.",
+            "## Which published conclusions survive natively\n\n"
+            + table(["id", "the paper's claim", "here"], headline)]
+    with open(os.path.join(outdir, "report.md"), "w") as f:
+        f.write("\n\n".join(head + sections) + "\n")
+    return os.path.join(outdir, "report.md")
+
+
+# ---- running ----
+
+def run_experiments(outdir, keys, quick):
+    wanted = [e for e in EXPERIMENTS if keys == ["all"] or e.key in keys]
+    unknown = set(keys) - {e.key for e in EXPERIMENTS} - {"all"}
+    if unknown:
+        sys.exit(f"experiments: unknown experiment(s) {', '.join(sorted(unknown))}")
+    os.makedirs(outdir, exist_ok=True)
+    runs = list(dict.fromkeys(r for e in wanted if not e.needs for r in e.runs))
+    failed = []
+    for run in runs:
+        spec = RUNS[run]
+        cmd = [BENCH, f"--benchmark_filter={spec['filter']}",
+               f"--benchmark_out={os.path.join(outdir, run + '.json')}",
+               "--benchmark_out_format=json"]
+        if spec.get("full"):
+            cmd.append("--full")
+        if quick and not spec.get("sized"):
+            cmd.append(f"--iterations={QUICK_ITERATIONS}")
+        print(f"experiments: run {run}: {' '.join(shlex.quote(c) for c in cmd)}", flush=True)
+        started = time.monotonic()
+        with open(os.path.join(outdir, run + ".log"), "w") as log:
+            code = subprocess.call(cmd, stdout=log, stderr=subprocess.STDOUT)
+        print(f"experiments: run {run} took {time.monotonic() - started:.0f} s (exit {code})",
+              flush=True)
+        if code != 0:
+            failed.append(run)
+    path = write_report(outdir)
+    print(f"experiments: report {path}")
+    return 1 if failed else 0
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    sub = ap.add_subparsers(dest="command", required=True)
+    r = sub.add_parser("run")
+    r.add_argument("outdir")
+    r.add_argument("experiments", nargs="*", default=["all"])
+    r.add_argument("--quick", action="store_true",
+                   help=f"{QUICK_ITERATIONS} calls per repetition instead of 200 or 2 s")
+    p = sub.add_parser("report")
+    p.add_argument("outdir")
+    args = ap.parse_args(argv)
+    if args.command == "run":
+        return run_experiments(args.outdir, args.experiments or ["all"], args.quick)
+    print(write_report(args.outdir))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

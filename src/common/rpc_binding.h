@@ -79,6 +79,10 @@ class RpcBinding {
   virtual void decode_reply(Operation op, std::string_view wire, Payload& out) = 0;
 
   // ---- server ----
+  // The query of the call's URL (after the '?', may be empty), given before
+  // each decode_call: options of the reply (XML-RPC: "int64=string").
+  // Throws DecodeError for one the protocol does not know.
+  virtual void set_call_query(std::string_view /*query*/) {}
   // Replaces `out` with the call in `wire`; throws DecodeError.
   virtual void decode_call(std::string_view wire, DecodedCall& out) = 0;
   // Replaces `out` with the reply to `op` carrying `result` (what

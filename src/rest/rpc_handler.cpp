@@ -32,6 +32,9 @@ void RestHandler::respond_rpc(const RestRequest& req, RpcBinding& rpc, RestRespo
   unsigned status = 0;
   std::string message;
   try {
+    const auto query = req.target.find('?');
+    rpc.set_call_query(query == std::string_view::npos ? std::string_view{}
+                                                       : req.target.substr(query + 1));
     serve_call(req.body, rpc, res);
     return;
   } catch (const DecodeError& e) {

@@ -147,8 +147,21 @@ void Operations::serviced() {
   exchange_.responding = true;
 }
 
+namespace {
+
+int send_document(Context* ctx, std::string_view document) {
+  ctx->http_content = "text/xml; charset=utf-8";
+  if (soap_response(ctx, SOAP_FILE) || soap_send_raw(ctx, document.data(), document.size()) ||
+      soap_end_send(ctx))
+    return soap_closesock(ctx);
+  return SOAP_OK;
+}
+
+}  // namespace
+
 int answer_get(Context* ctx, const Endpoint& listening) {
   const std::string_view path = ctx->path;
+  if (path == "/xop.xsd") return send_document(ctx, xop_schema());
   if (path != "/?wsdl" && path != "/wsbench.wsdl") return 404;
   std::string wsdl(wsbench_wsdl());
   // gSOAP's server sets soap::endpoint to "http://" + Host header + path.
@@ -161,11 +174,7 @@ int answer_get(Context* ctx, const Endpoint& listening) {
       (addressed.empty() ? "http://" + listening.to_string() : std::string(addressed)) + "/";
   if (const auto at = wsdl.find(kWsdlLocationPlaceholder); at != std::string::npos)
     wsdl.replace(at, kWsdlLocationPlaceholder.size(), location);
-  ctx->http_content = "text/xml; charset=utf-8";
-  if (soap_response(ctx, SOAP_FILE) || soap_send_raw(ctx, wsdl.data(), wsdl.size()) ||
-      soap_end_send(ctx))
-    return soap_closesock(ctx);
-  return SOAP_OK;
+  return send_document(ctx, wsdl);
 }
 
 }  // namespace wsb::soap

@@ -25,5 +25,8 @@ std::unique_ptr<Client> connect_gsoap_client(const Endpoint& server, const std::
 // kWsdlLocationPlaceholder; the server puts its own endpoint there.
 std::string_view wsbench_wsdl();
 inline constexpr std::string_view kWsdlLocationPlaceholder = "http://localhost:80";
+// The XOP schema (src/soap/xop.xsd) the WSDL imports from "xop.xsd", next
+// to itself on the server, compiled in the same way.
+std::string_view xop_schema();
 
 }  // namespace wsb::soap

@@ -14,6 +14,7 @@
 
 #include "common/codec.h"
 #include "common/phases.h"
+#include "soap/soap_documents.h"
 #include "soap/soap_stack.h"
 
 namespace wsb::soap {
@@ -147,23 +148,8 @@ void Operations::serviced() {
   exchange_.responding = true;
 }
 
-namespace {
-
-int send_document(Context* ctx, std::string_view document) {
-  ctx->http_content = "text/xml; charset=utf-8";
-  if (soap_response(ctx, SOAP_FILE) || soap_send_raw(ctx, document.data(), document.size()) ||
-      soap_end_send(ctx))
-    return soap_closesock(ctx);
-  return SOAP_OK;
-}
-
-}  // namespace
-
 int answer_get(Context* ctx, const Endpoint& listening) {
   const std::string_view path = ctx->path;
-  if (path == "/xop.xsd") return send_document(ctx, xop_schema());
-  if (path != "/?wsdl" && path != "/wsbench.wsdl") return 404;
-  std::string wsdl(wsbench_wsdl());
   // gSOAP's server sets soap::endpoint to "http://" + Host header + path.
   std::string_view addressed = ctx->endpoint;
   if (addressed.size() > path.size() + 7 && addressed.ends_with(path))
@@ -172,9 +158,13 @@ int answer_get(Context* ctx, const Endpoint& listening) {
     addressed = {};
   const std::string location =
       (addressed.empty() ? "http://" + listening.to_string() : std::string(addressed)) + "/";
-  if (const auto at = wsdl.find(kWsdlLocationPlaceholder); at != std::string::npos)
-    wsdl.replace(at, kWsdlLocationPlaceholder.size(), location);
-  return send_document(ctx, wsdl);
+  const auto document = published_document(path, location);
+  if (!document) return 404;
+  ctx->http_content = "text/xml; charset=utf-8";
+  if (soap_response(ctx, SOAP_FILE) || soap_send_raw(ctx, document->data(), document->size()) ||
+      soap_end_send(ctx))
+    return soap_closesock(ctx);
+  return SOAP_OK;
 }
 
 }  // namespace wsb::soap

@@ -2,7 +2,7 @@
 # curl_soap_test.sh GSOAP BEAST DATA_DIR: a hand-written SOAP 1.1 envelope
 # (DATA_DIR/soap11_echo_ints.xml) posted with curl to both SOAP servers, the
 # gsoap stack and the beast stack's soap route, must come back as the same
-# integers; the WSDL and the XOP schema it imports are served by gsoap.
+# integers; both serve the WSDL and the XOP schema it imports.
 set -euo pipefail
 gsoap=$1
 beast=$2
@@ -42,15 +42,22 @@ for stack in gsoap beast; do
 done
 
 # What a toolkit fetches first: the WSDL, and the XOP schema it imports
-# (relative to the WSDL, so from the same server).
-wsdl=$(curl -sf "http://$gsoap/?wsdl")
-check "the WSDL imports the XOP schema from next to itself" \
-  "$(grep -o 'schemaLocation="[^"]*"' <<<"$wsdl" | sort -u | tr '\n' ' ')" 'schemaLocation="xop.xsd" '
-check "the WSDL carries the GML subset it uses" \
-  "$(grep -c '<schema targetNamespace="http://www.opengis.net/gml"' <<<"$wsdl")" 1
-check "GET /xop.xsd: the XOP schema" \
-  "$(curl -sf "http://$gsoap/xop.xsd" | grep -o 'targetNamespace="[^"]*"')" \
-  'targetNamespace="http://www.w3.org/2004/08/xop/include"'
+# (relative to the WSDL, so from the same server), from both servers.
+for stack in gsoap beast; do
+  address=${!stack}
+  headers=()
+  [ $stack = beast ] && headers=(-H 'X-Wsbench-Codec: soap')
+  wsdl=$(curl -sf "${headers[@]}" "http://$address/?wsdl")
+  check "$stack: the WSDL imports the XOP schema from next to itself" \
+    "$(grep -o 'schemaLocation="[^"]*"' <<<"$wsdl" | sort -u | tr '\n' ' ')" 'schemaLocation="xop.xsd" '
+  check "$stack: the WSDL carries the GML subset it uses" \
+    "$(grep -c '<schema targetNamespace="http://www.opengis.net/gml"' <<<"$wsdl")" 1
+  check "$stack: the WSDL's calls go to this server" \
+    "$(grep -o '<SOAP:address location="[^"]*"' <<<"$wsdl")" "<SOAP:address location=\"http://$address/\""
+  check "$stack: GET /xop.xsd: the XOP schema" \
+    "$(curl -sf "${headers[@]}" "http://$address/xop.xsd" | grep -o 'targetNamespace="[^"]*"')" \
+    'targetNamespace="http://www.w3.org/2004/08/xop/include"'
+done
 
 echo "$failed failed"
 [ "$failed" = 0 ]

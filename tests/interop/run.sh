@@ -56,7 +56,7 @@ case $client in
       --payload-json "$payload_json"
     ;;
   zeep)
-    "$py" "$here/zeep_test.py" --gsoap "$gsoap" --payload-json "$payload_json"
+    "$py" "$here/zeep_test.py" --gsoap "$gsoap" --beast "$beast" --payload-json "$payload_json"
     ;;
   curl_soap)
     bash "$here/curl_soap_test.sh" "$gsoap" "$beast" "$here/../data"

@@ -1,8 +1,9 @@
-"""zeep (python3-zeep) against the gsoap stack of wsbench-server: loads the
-WSDL from the server with every non-loopback URL refused, then calls every
-operation and compares each reply with the catalogue. The WSDL must bring
-everything it needs from the server itself: the GML subset inline, the XOP
-schema from /xop.xsd."""
+"""zeep (python3-zeep) against both SOAP servers of wsbench-server (the gsoap
+stack, and the beast stack's soap route, which wants the X-Wsbench-Codec
+header): loads the WSDL from the server with every non-loopback URL
+refused, then calls every operation and compares each reply with the
+catalogue. The WSDL must bring everything it needs from the server itself:
+the GML subset inline, the XOP schema from /xop.xsd."""
 import argparse
 import base64
 import urllib.parse
@@ -18,9 +19,10 @@ LOOPBACK = {"127.0.0.1", "localhost", "::1"}
 class LoopbackOnly(zeep.Transport):
     """A transport that refuses to leave the machine and notes what it fetched."""
 
-    def __init__(self):
+    def __init__(self, headers):
         super().__init__()
         self.session.trust_env = False  # no proxy from the environment
+        self.session.headers.update(headers)
         self.fetched = []
 
     def _check(self, url):
@@ -83,48 +85,56 @@ def payload(reply):
     return {kind: v}
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--gsoap", required=True, help="HOST:PORT of the gsoap stack")
-    parser.add_argument("--payload-json", required=True, help="the payload_json helper")
-    args = parser.parse_args()
-    payloads = catalogue(args.payload_json, LABELS)
-    checks = Checks()
-
-    transport = LoopbackOnly()
-    wsdl = "http://%s/?wsdl" % args.gsoap
+def run(checks, name, address, headers, payloads):
+    transport = LoopbackOnly(headers)
+    wsdl = "http://%s/?wsdl" % address
     client = zeep.Client(wsdl, transport=transport)
-    checks.equal("the WSDL and the XOP schema came from the server", sorted(transport.fetched),
-                 sorted([wsdl, "http://%s/xop.xsd" % args.gsoap]))
+    checks.equal(name + ": the WSDL and the XOP schema came from the server",
+                 sorted(transport.fetched), sorted([wsdl, "http://%s/xop.xsd" % address]))
     service = client.service
 
-    checks.equal("ping", service.ping(), "pong")
+    checks.equal(name + " ping", service.ping(), "pong")
     for label, want in payloads.items():
-        kind, _, size = label.partition(":")[0].partition("/")
-        n = int(size.replace("KiB", "")) * 1024 if size.endswith("KiB") else int(size or 0)
         if label.endswith(":escaped"):
-            continue  # the SOAP operation get takes kind and n: plain strings only
+            continue  # get takes a kind and a size: plain strings only
+        kind, _, size = label.partition("/")
+        n = int(size[:-3]) * 1024 if size.endswith("KiB") else int(size or 0)
         got = service.get(kind=kind, n=n)
-        checks.same("get " + label, payload(got), want)
+        checks.same("%s get %s" % (name, label), payload(got), want)
         chosen = {k: v for k, v in serialize_object(got, dict).items() if v is not None}
-        checks.same("echo " + label, payload(service.echo(payload=chosen)), want)
+        checks.same("%s echo %s" % (name, label), payload(service.echo(payload=chosen)), want)
 
     sent = service.get(kind="message-a", n=100).message
     want = payloads["message-a/100"]["message"]
     queue = service.RegisterClient()
-    checks.equal("RegisterClient gives a queue id", isinstance(queue, str) and queue != "", True)
+    checks.equal(name + " RegisterClient gives a queue id", isinstance(queue, str) and queue != "",
+                 True)
     service.SendMessage(queue=queue, message=sent)
     service.SendMessage(queue=queue, message=sent)
     received = service.ReceiveMessage(queue=queue)
-    checks.same("ReceiveMessage: both messages, in order",
+    checks.same(name + " ReceiveMessage: both messages, in order",
                 [message(serialize_object(m, dict)) for m in received], [want, want])
-    checks.same("ReceiveMessage again: none", list(service.ReceiveMessage(queue=queue) or []), [])
+    checks.same(name + " ReceiveMessage again: none",
+                list(service.ReceiveMessage(queue=queue) or []), [])
     service.UnregisterClient(queue=queue)
-    checks.raises("ReceiveMessage after UnregisterClient: a SOAP Fault", zeep.exceptions.Fault,
-                  lambda: service.ReceiveMessage(queue=queue))
-    checks.equal("primes(10)", service.primes(n=10), "FIRST 10 numbers: 2 3 5 7 11 13 17 19 23 29")
-    checks.raises("get of an unknown kind: a SOAP Fault", zeep.exceptions.Fault,
+    checks.raises(name + " ReceiveMessage after UnregisterClient: a SOAP Fault",
+                  zeep.exceptions.Fault, lambda: service.ReceiveMessage(queue=queue))
+    checks.equal(name + " primes(10)", service.primes(n=10),
+                 "FIRST 10 numbers: 2 3 5 7 11 13 17 19 23 29")
+    checks.raises(name + " get of an unknown kind: a SOAP Fault", zeep.exceptions.Fault,
                   lambda: service.get(kind="no-such-kind", n=1))
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--gsoap", required=True, help="HOST:PORT of the gsoap stack")
+    parser.add_argument("--beast", required=True, help="HOST:PORT of the beast stack")
+    parser.add_argument("--payload-json", required=True, help="the payload_json helper")
+    args = parser.parse_args()
+    payloads = catalogue(args.payload_json, LABELS)
+    checks = Checks()
+    run(checks, "gsoap", args.gsoap, {}, payloads)
+    run(checks, "beast", args.beast, {"X-Wsbench-Codec": "soap"}, payloads)
     checks.exit()
 
 

@@ -1,6 +1,7 @@
 """What the interop tests share: the catalogue payloads as the suite writes
 them (payload_json, the json codec's bodies), a deep comparison that allows
 the double rounding a codec declares, and a check that counts failures."""
+import argparse
 import json
 import math
 import subprocess
@@ -112,3 +113,19 @@ class Checks:
     def exit(self):
         print("%d passed, %d failed" % (self.passed, self.failed))
         sys.exit(1 if self.failed else 0)
+
+
+def run_on_both_stacks(description, stack, run):
+    """Parses --<stack> and --beast (HOST:PORT each) and --payload-json, then
+    runs run(checks, name, address, on_beast, payloads) on the library's own
+    stack and on the beast stack's route for the protocol; exits."""
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("--" + stack, required=True, help="HOST:PORT of the %s stack" % stack)
+    parser.add_argument("--beast", required=True, help="HOST:PORT of the beast stack")
+    parser.add_argument("--payload-json", required=True, help="the payload_json helper")
+    args = vars(parser.parse_args())
+    payloads = catalogue(args["payload_json"], LABELS)
+    checks = Checks()
+    run(checks, stack, args[stack.replace("-", "_")], False, payloads)
+    run(checks, "beast", args["beast"], True, payloads)
+    checks.exit()

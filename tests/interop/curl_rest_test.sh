@@ -8,15 +8,7 @@ set -euo pipefail
 beast=$1
 payload_json=$2
 base="http://$beast"
-failed=0
-check() {  # check <what> <got> <want>
-  if [ "$2" = "$3" ]; then
-    echo "ok: $1"
-  else
-    echo "FAIL: $1: got '${2:0:300}', want '${3:0:300}'"
-    failed=$((failed + 1))
-  fi
-}
+source "$(dirname "$0")/checks.sh"
 
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
@@ -116,5 +108,4 @@ check "DELETE /ping: 405" "$(request "$dir/b" -X DELETE "$base/ping" | cut -d' '
 check "POST /echo as image/png: 415" \
   "$(request "$dir/b" -H 'Content-Type: image/png' --data-binary x "$base/echo" | cut -d' ' -f1)" 415
 
-echo "$failed failed"
-[ "$failed" = 0 ]
+finish

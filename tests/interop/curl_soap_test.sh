@@ -7,15 +7,7 @@ set -euo pipefail
 gsoap=$1
 beast=$2
 envelope=$3/soap11_echo_ints.xml
-failed=0
-check() {  # check <what> <got> <want>
-  if [ "$2" = "$3" ]; then
-    echo "ok: $1"
-  else
-    echo "FAIL: $1: got '${2:0:300}', want '$3'"
-    failed=$((failed + 1))
-  fi
-}
+source "$(dirname "$0")/checks.sh"
 
 body=$(mktemp)
 trap 'rm -f "$body"' EXIT
@@ -59,5 +51,4 @@ for stack in gsoap beast; do
     'targetNamespace="http://www.w3.org/2004/08/xop/include"'
 done
 
-echo "$failed failed"
-[ "$failed" = 0 ]
+finish

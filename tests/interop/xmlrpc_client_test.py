@@ -4,12 +4,11 @@ X-Wsbench-Codec header): every method, every payload kind, each reply
 compared with the catalogue. 64-bit fields come as decimal strings for
 calls to /RPC2?int64=string (the standard mapping), which is what lets a
 standard client send a message back."""
-import argparse
 import base64
 import copy
 import xmlrpc.client
 
-from common import LABELS, Checks, catalogue
+from common import run_on_both_stacks
 
 # What the json codec's body of a payload is as xmlrpc.client reads the
 # XML-RPC codec's (src/xmlrpc/xmlrpc_codec.cpp has the table): 64-bit
@@ -65,7 +64,9 @@ def binaries_as_bytes(value):
     return value
 
 
-def run(checks, name, address, headers, payloads, multicall):
+def run(checks, name, address, on_beast, payloads):
+    headers = [("X-Wsbench-Codec", "xmlrpc")] if on_beast else []
+
     def proxy(query=""):
         return xmlrpc.client.ServerProxy("http://%s/RPC2%s" % (address, query), headers=headers)
 
@@ -125,7 +126,7 @@ def run(checks, name, address, headers, payloads, multicall):
     checks.raises(name + " unknown method: fault", xmlrpc.client.Fault,
                   lambda: standard.wsbench.nothing())
 
-    if multicall:
+    if not on_beast:  # the beast route has no system.* methods
         calls = xmlrpc.client.MultiCall(standard)
         calls.wsbench.ping()
         calls.wsbench.primes(3)
@@ -134,18 +135,5 @@ def run(checks, name, address, headers, payloads, multicall):
                     ["pong", primes_reply(3), payloads["ints/200"]])
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--xmlrpc-c", required=True, help="HOST:PORT of the xmlrpc-c stack")
-    parser.add_argument("--beast", required=True, help="HOST:PORT of the beast stack")
-    parser.add_argument("--payload-json", required=True, help="the payload_json helper")
-    args = parser.parse_args()
-    payloads = catalogue(args.payload_json, LABELS)
-    checks = Checks()
-    run(checks, "xmlrpc-c", args.xmlrpc_c, [], payloads, multicall=True)
-    run(checks, "beast", args.beast, [("X-Wsbench-Codec", "xmlrpc")], payloads, multicall=False)
-    checks.exit()
-
-
 if __name__ == "__main__":
-    main()
+    run_on_both_stacks(__doc__, "xmlrpc-c", run)

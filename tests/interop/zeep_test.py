@@ -4,14 +4,13 @@ header): loads the WSDL from the server with every non-loopback URL
 refused, then calls every operation and compares each reply with the
 catalogue. The WSDL must bring everything it needs from the server itself:
 the GML subset inline, the XOP schema from /xop.xsd."""
-import argparse
 import base64
 import urllib.parse
 
 import zeep
 from zeep.helpers import serialize_object
 
-from common import LABELS, Checks, catalogue
+from common import run_on_both_stacks
 
 LOOPBACK = {"127.0.0.1", "localhost", "::1"}
 
@@ -85,8 +84,8 @@ def payload(reply):
     return {kind: v}
 
 
-def run(checks, name, address, headers, payloads):
-    transport = LoopbackOnly(headers)
+def run(checks, name, address, on_beast, payloads):
+    transport = LoopbackOnly({"X-Wsbench-Codec": "soap"} if on_beast else {})
     wsdl = "http://%s/?wsdl" % address
     client = zeep.Client(wsdl, transport=transport)
     checks.equal(name + ": the WSDL and the XOP schema came from the server",
@@ -125,18 +124,5 @@ def run(checks, name, address, headers, payloads):
                   lambda: service.get(kind="no-such-kind", n=1))
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--gsoap", required=True, help="HOST:PORT of the gsoap stack")
-    parser.add_argument("--beast", required=True, help="HOST:PORT of the beast stack")
-    parser.add_argument("--payload-json", required=True, help="the payload_json helper")
-    args = parser.parse_args()
-    payloads = catalogue(args.payload_json, LABELS)
-    checks = Checks()
-    run(checks, "gsoap", args.gsoap, {}, payloads)
-    run(checks, "beast", args.beast, {"X-Wsbench-Codec": "soap"}, payloads)
-    checks.exit()
-
-
 if __name__ == "__main__":
-    main()
+    run_on_both_stacks(__doc__, "gsoap", run)

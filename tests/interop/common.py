@@ -1,11 +1,14 @@
-"""What the interop tests share: the catalogue payloads as the suite writes
-them (payload_json, the json codec's bodies), a deep comparison that allows
-the double rounding a codec declares, and a check that counts failures."""
+"""What the interop tests share: the payloads they use, a check that counts
+failures, and running a test on a library stack and on beast. The
+catalogue and the reply conversions are in runtimes/python/wsbench_replies.py."""
 import argparse
-import json
-import math
-import subprocess
+import os
 import sys
+
+# The reply conversions live with the Python runtime driver, which uses them too.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
+                                "runtimes", "python"))
+from wsbench_replies import catalogue, difference, shorten  # noqa: E402
 
 # The payloads every client fetches and echoes: every kind, with the
 # escaped string shape (markup characters, 2- and 3-byte UTF-8) too.
@@ -23,58 +26,6 @@ LABELS = [
     "gml/10",
     "gml/10:escaped",
 ]
-
-# xmlrpc-c's double formatting and parsing move a value by at most 17 ulps
-# (src/xmlrpc/xmlrpc_codec.cpp); the suite's own xmlrpc tests allow 1e-14.
-RELATIVE_TOLERANCE = 1e-14
-
-
-def catalogue(payload_json, labels):
-    """label -> the payload as a dict of the json codec's body."""
-    out = subprocess.run([payload_json, *labels], check=True, capture_output=True, text=True)
-    bodies = out.stdout.splitlines()
-    assert len(bodies) == len(labels), "payload_json printed %d lines for %d labels" % (
-        len(bodies), len(labels))
-    return {label: json.loads(body) for label, body in zip(labels, bodies)}
-
-
-def difference(got, want, where="reply"):
-    """The first place where `got` differs from `want`, or None."""
-    if isinstance(want, float) or isinstance(got, float):
-        if not isinstance(got, (int, float)) or not isinstance(want, (int, float)):
-            return "%s: %r is not a number like %r" % (where, got, want)
-        if not math.isclose(got, want, rel_tol=RELATIVE_TOLERANCE, abs_tol=1e-300):
-            return "%s: %r != %r" % (where, got, want)
-        return None
-    if isinstance(want, dict):
-        if not isinstance(got, dict):
-            return "%s: %s, not a struct" % (where, type(got).__name__)
-        if set(got) != set(want):
-            return "%s: members %s, want %s" % (where, sorted(got), sorted(want))
-        for key in want:
-            found = difference(got[key], want[key], "%s.%s" % (where, key))
-            if found:
-                return found
-        return None
-    if isinstance(want, (list, tuple)):
-        if not isinstance(got, (list, tuple)) or len(got) != len(want):
-            return "%s: %r items, want %d" % (
-                where, len(got) if isinstance(got, (list, tuple)) else got, len(want))
-        for i, (g, w) in enumerate(zip(got, want)):
-            found = difference(g, w, "%s[%d]" % (where, i))
-            if found:
-                return found
-        return None
-    if type(got) is not type(want) or got != want:
-        return "%s: %s %r != %s %r" % (where, type(got).__name__, shorten(got),
-                                       type(want).__name__, shorten(want))
-    return None
-
-
-def shorten(value):
-    text = repr(value)
-    return text if len(text) <= 80 else text[:77] + "..."
-
 
 class Checks:
     """Counts checks; prints each failure and a summary line."""

@@ -4,44 +4,11 @@ X-Wsbench-Codec header): every method, every payload kind, each reply
 compared with the catalogue. 64-bit fields come as decimal strings for
 calls to /RPC2?int64=string (the standard mapping), which is what lets a
 standard client send a message back."""
-import base64
 import copy
 import xmlrpc.client
 
 from common import run_on_both_stacks
-
-# What the json codec's body of a payload is as xmlrpc.client reads the
-# XML-RPC codec's (src/xmlrpc/xmlrpc_codec.cpp has the table): 64-bit
-# fields as `int64` makes them, base64 as Binary, buildings as structs.
-
-
-def message(m, int64):
-    out = {k: m[k] for k in ("recipient", "sender", "authToken")}
-    out["timestamp"] = int64(m["timestamp"])
-    if "records" in m:
-        out["records"] = [dict(r, sequence=int64(r["sequence"]), created=int64(r["created"]))
-                          for r in m["records"]]
-    if "attachment" in m:
-        out["attachment"] = xmlrpc.client.Binary(base64.b64decode(m["attachment"]))
-    return out
-
-
-def expected(body, int64):
-    (kind, value), = body.items()
-    if kind == "message":
-        return {"message": message(value, int64)}
-    if kind == "binary":
-        return {"binary": xmlrpc.client.Binary(base64.b64decode(value))}
-    if kind == "buildings":
-        return {"buildings": [{
-            "id": f["id"],
-            "name": f["properties"]["name"],
-            "height": f["properties"]["height"],
-            "floors": f["properties"]["floors"],
-            "footprint": f["geometry"]["coordinates"][0],
-        } for f in value["features"]]}
-    return body
-
+from wsbench_replies import binaries_as_bytes, xmlrpc_expected
 
 def primes_reply(n):
     found = []
@@ -51,17 +18,6 @@ def primes_reply(n):
             found.append(candidate)
         candidate += 1
     return "FIRST %d numbers:%s" % (n, "".join(" %d" % p for p in found))
-
-
-def binaries_as_bytes(value):
-    """Binary compares by identity in deep structures: make it bytes."""
-    if isinstance(value, xmlrpc.client.Binary):
-        return value.data
-    if isinstance(value, dict):
-        return {k: binaries_as_bytes(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [binaries_as_bytes(v) for v in value]
-    return value
 
 
 def run(checks, name, address, on_beast, payloads):
@@ -75,14 +31,14 @@ def run(checks, name, address, on_beast, payloads):
     checks.equal(name + " ping", standard.wsbench.ping(), "pong")
 
     for label, body in payloads.items():
-        want = binaries_as_bytes(expected(body, str))
+        want = binaries_as_bytes(xmlrpc_expected(body, str))
         got = standard.wsbench.get(label)
         checks.same("%s get %s (int64=string)" % (name, label), binaries_as_bytes(got), want)
         echoed = standard.wsbench.echo(got)
         checks.same("%s echo %s (int64=string)" % (name, label), binaries_as_bytes(echoed), want)
         # <i8>, the default: xmlrpc.client reads it, and the server reads
         # the decimal strings a standard client sends back.
-        want_i8 = binaries_as_bytes(expected(body, int))
+        want_i8 = binaries_as_bytes(xmlrpc_expected(body, int))
         checks.same("%s get %s (i8)" % (name, label),
                     binaries_as_bytes(extension.wsbench.get(label)), want_i8)
         checks.same("%s echo of the string form %s (i8 reply)" % (name, label),

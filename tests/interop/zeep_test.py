@@ -4,13 +4,13 @@ header): loads the WSDL from the server with every non-loopback URL
 refused, then calls every operation and compares each reply with the
 catalogue. The WSDL must bring everything it needs from the server itself:
 the GML subset inline, the XOP schema from /xop.xsd."""
-import base64
 import urllib.parse
 
 import zeep
 from zeep.helpers import serialize_object
 
 from common import run_on_both_stacks
+from wsbench_replies import zeep_message, zeep_payload
 
 LOOPBACK = {"127.0.0.1", "localhost", "::1"}
 
@@ -39,51 +39,6 @@ class LoopbackOnly(zeep.Transport):
         return super().post(address, message, headers)
 
 
-# The replies in the json codec's shape (src/rest/json_codec.cpp), to compare
-# with payload_json's bodies.
-
-def message(m):
-    out = {k: m[k] for k in ("recipient", "sender", "authToken", "timestamp")}
-    if m["record"]:
-        out["records"] = m["record"]
-    if m["attachment"] is not None:
-        out["attachment"] = base64.b64encode(m["attachment"]).decode()
-    return out
-
-
-def feature(member):
-    b = member["Building"]
-    numbers = [float(x) for x in b["footprint"]["Polygon"]["exterior"]["LinearRing"]["posList"]
-               ["_value_1"].split()]
-    return {
-        "type": "Feature",
-        "id": b["id"],
-        "properties": {"name": b["name"], "height": b["height"], "floors": b["floors"]},
-        "geometry": {"type": "Polygon",
-                     "coordinates": [[[numbers[i], numbers[i + 1]]
-                                      for i in range(0, len(numbers), 2)]]},
-    }
-
-
-def payload(reply):
-    chosen = {k: v for k, v in serialize_object(reply, dict).items() if v is not None}
-    if len(chosen) != 1:
-        return {"not one payload": sorted(chosen)}
-    (kind, v), = chosen.items()
-    if kind in ("ints", "strings"):
-        return {kind: v["item"]}
-    if kind == "objects":
-        return {kind: v["object"]}
-    if kind == "message":
-        return {kind: message(v)}
-    if kind == "binary":
-        return {kind: base64.b64encode(v).decode()}
-    if kind == "buildings":
-        return {kind: {"type": "FeatureCollection",
-                       "features": [feature(m) for m in v["featureMember"]]}}
-    return {kind: v}
-
-
 def run(checks, name, address, on_beast, payloads):
     transport = LoopbackOnly({"X-Wsbench-Codec": "soap"} if on_beast else {})
     wsdl = "http://%s/?wsdl" % address
@@ -99,9 +54,9 @@ def run(checks, name, address, on_beast, payloads):
         kind, _, size = label.partition("/")
         n = int(size[:-3]) * 1024 if size.endswith("KiB") else int(size or 0)
         got = service.get(kind=kind, n=n)
-        checks.same("%s get %s" % (name, label), payload(got), want)
+        checks.same("%s get %s" % (name, label), zeep_payload(got), want)
         chosen = {k: v for k, v in serialize_object(got, dict).items() if v is not None}
-        checks.same("%s echo %s" % (name, label), payload(service.echo(payload=chosen)), want)
+        checks.same("%s echo %s" % (name, label), zeep_payload(service.echo(payload=chosen)), want)
 
     sent = service.get(kind="message-a", n=100).message
     want = payloads["message-a/100"]["message"]
@@ -112,7 +67,7 @@ def run(checks, name, address, on_beast, payloads):
     service.SendMessage(queue=queue, message=sent)
     received = service.ReceiveMessage(queue=queue)
     checks.same(name + " ReceiveMessage: both messages, in order",
-                [message(serialize_object(m, dict)) for m in received], [want, want])
+                [zeep_message(serialize_object(m, dict)) for m in received], [want, want])
     checks.same(name + " ReceiveMessage again: none",
                 list(service.ReceiveMessage(queue=queue) or []), [])
     service.UnregisterClient(queue=queue)

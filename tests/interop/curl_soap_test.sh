@@ -50,5 +50,7 @@ for stack in gsoap beast; do
     "$(curl -sf "${headers[@]}" "http://$address/xop.xsd" | grep -o 'targetNamespace="[^"]*"')" \
     'targetNamespace="http://www.w3.org/2004/08/xop/include"'
 done
+check "beast: a WSDL request without Host: 400" \
+  "$(curl -s -o /dev/null -w '%{http_code}' -H 'Host:' -H 'X-Wsbench-Codec: soap' "http://$beast/?wsdl")" 400
 
 finish

@@ -19,11 +19,16 @@
 #include "common/payload.h"
 #include "conformance_cases.h"
 #include "xmlrpc/xmlrpc_codec.h"
+#include "xmlrpc/xmlrpc_mapping.h"
 
 namespace wsb {
 namespace {
 
 using Limits64 = std::numeric_limits<std::int64_t>;
+using xmlrpc::int64_form_of_query;
+using xmlrpc::Int64Form;
+using xmlrpc::message_of;
+using xmlrpc::message_value;
 
 // A hand-written response around `value_content` (the inside of <value>),
 // for inputs xmlrpc-c would never generate.
@@ -317,10 +322,11 @@ TEST_F(XmlrpcCodec, WrongTypesAreDecodeErrors) {
   expect_decode_error(body("text", "<i4>1</i4>"), "text is INT");
   expect_decode_error(body("ints", "<struct></struct>"), "ints is STRUCT");
   expect_decode_error(body("binary", "<string>AAEC</string>"), "binary is STRING");
-  // 64-bit fields must be <i8>, even when the value would fit an <i4>.
-  expect_decode_error(message_xml("", "<i4>7</i4>"), "timestamp is INT");
-  expect_decode_error(message_xml(records_member(record_xml("<i4>1</i4>", "<i4>1</i4>"))),
-                      "sequence is INT");
+  // 64-bit fields: <i8>, <i4> or a decimal string, nothing else.
+  expect_decode_error(message_xml("", "<double>7.0</double>"),
+                      "timestamp is DOUBLE, not an i8, i4 or decimal string");
+  expect_decode_error(message_xml(records_member(record_xml("<i4>1</i4>", "<boolean>1</boolean>"))),
+                      "sequence is BOOL");
   expect_decode_error(message_xml(records_member(record_xml("<double>1.0</double>"))),
                       "ttl is DOUBLE");
   expect_decode_error(body("objects",
@@ -332,6 +338,47 @@ TEST_F(XmlrpcCodec, WrongTypesAreDecodeErrors) {
                            "</struct></value></data></array>"),
                       "value is INT");
   expect_decode_error(body("text", "<foo>1</foo>"), "Unknown value type");
+}
+
+// What a standard XML-RPC client sends for a 64-bit field: <int> when the
+// value fits, else the decimal string /RPC2?int64=string gave it.
+TEST_F(XmlrpcCodec, Int64FieldsAreReadAsI4AndAsDecimalStrings) {
+  const auto timestamp = [&](const std::string& value) {
+    return std::get<Message>(decode(message_xml("", value))).meta.timestamp;
+  };
+  EXPECT_EQ(timestamp("<i4>-7</i4>"), -7);
+  EXPECT_EQ(timestamp("<int>7</int>"), 7);
+  EXPECT_EQ(timestamp("<string>-9223372036854775808</string>"), Limits64::min());
+  EXPECT_EQ(timestamp("<string>9223372036854775807</string>"), Limits64::max());
+  const Message m = std::get<Message>(
+      decode(message_xml(records_member(record_xml("<i4>1</i4>", "<i4>3</i4>")))));
+  ASSERT_EQ(m.records.size(), 1u);
+  EXPECT_EQ(m.records[0].sequence, 3);
+
+  expect_decode_error(message_xml("", "<string>9223372036854775808</string>"),
+                      "timestamp '9223372036854775808' does not fit 64 bits");
+  for (const char* bad : {"", "12x", "+7", " 7", "7 ", "0x10", "1e3", "--1"})
+    expect_decode_error(message_xml("", std::string("<string>") + bad + "</string>"),
+                        "' is not a decimal integer");
+}
+
+TEST_F(XmlrpcCodec, StandardFormWritesInt64AsDecimalStrings) {
+  EXPECT_EQ(int64_form_of_query(""), Int64Form::i8);
+  EXPECT_EQ(int64_form_of_query("a=b&int64=string"), Int64Form::string);
+  EXPECT_EQ(int64_form_of_query("int64=string&int64=i8"), Int64Form::i8);
+  EXPECT_THROW(int64_form_of_query("int64=double"), DecodeError);
+
+  const Message sample = sample_message();
+  const xmlrpc_c::value standard = message_value(sample, Int64Form::string);
+  const xmlrpc_c::cstruct fields = xmlrpc_c::value_struct(standard).cvalue();
+  ASSERT_EQ(fields.at("timestamp").type(), xmlrpc_c::value::TYPE_STRING);
+  EXPECT_EQ(xmlrpc_c::value_string(fields.at("timestamp")).cvalue(),
+            std::to_string(sample.meta.timestamp));
+  EXPECT_EQ(xmlrpc_c::value(message_value(sample)).type(), xmlrpc_c::value::TYPE_STRUCT);
+  EXPECT_EQ(xmlrpc_c::value_struct(message_value(sample)).cvalue().at("timestamp").type(),
+            xmlrpc_c::value::TYPE_I8);
+  // Read back, the strings are the same message.
+  EXPECT_TRUE(message_of(standard) == sample);
 }
 
 TEST_F(XmlrpcCodec, MissingMembersAndBadShapesAreDecodeErrors) {

@@ -157,6 +157,7 @@ class Session {
             req.body(),
             received,
             server_timing,
+            req[http::field::host],
         },
         reply_);
 

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -79,6 +80,17 @@ class RpcBinding {
   virtual void decode_reply(Operation op, std::string_view wire, Payload& out) = 0;
 
   // ---- server ----
+  // A document the protocol publishes (SOAP: its WSDL and the schemas it
+  // imports) at `target`, a GET's path and query, for a server reached as
+  // `host` (the Host header); nullopt if there is none there.
+  virtual std::optional<std::string> document(std::string_view /*target*/,
+                                              std::string_view /*host*/) {
+    return std::nullopt;
+  }
+  // The query of the call's URL (after the '?', may be empty), given before
+  // each decode_call: options of the reply (XML-RPC: "int64=string").
+  // Throws DecodeError for one the protocol does not know.
+  virtual void set_call_query(std::string_view /*query*/) {}
   // Replaces `out` with the call in `wire`; throws DecodeError.
   virtual void decode_call(std::string_view wire, DecodedCall& out) = 0;
   // Replaces `out` with the reply to `op` carrying `result` (what

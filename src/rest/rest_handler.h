@@ -46,6 +46,7 @@ struct RestRequest {
   // nor Server-Timing wants the points, and then none is marked.
   std::int64_t received_ns = 0;
   bool server_timing = false;  // the request carries kTimingRequestHeader
+  std::string_view host;       // the Host header, empty if absent
 };
 
 // What to answer. `body` is the connection's reusable buffer.

@@ -6,6 +6,7 @@
 // after the Service returns, kMarshalled once the reply is encoded.
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 #include "common/codec.h"
 #include "common/phases.h"
@@ -16,6 +17,13 @@ namespace wsb::rest {
 
 void RestHandler::respond_rpc(const RestRequest& req, RpcBinding& rpc, RestResponse& res) {
   const std::string_view path = req.target.substr(0, req.target.find('?'));
+  if (req.method == Method::get) {
+    if (auto document = rpc.document(req.target, req.host)) {
+      res.body = std::move(*document);
+      res.content_type = "text/xml; charset=utf-8";
+      return;
+    }
+  }
   // Not a call at all: plain HTTP errors, as for REST.
   if (path != rpc.path() || req.method != Method::post) {
     res.content_type = media_type(Format::text);
@@ -32,6 +40,9 @@ void RestHandler::respond_rpc(const RestRequest& req, RpcBinding& rpc, RestRespo
   unsigned status = 0;
   std::string message;
   try {
+    const auto query = req.target.find('?');
+    rpc.set_call_query(query == std::string_view::npos ? std::string_view{}
+                                                       : req.target.substr(query + 1));
     serve_call(req.body, rpc, res);
     return;
   } catch (const DecodeError& e) {

@@ -14,6 +14,7 @@
 
 #include "common/codec.h"
 #include "common/phases.h"
+#include "soap/soap_documents.h"
 #include "soap/soap_stack.h"
 
 namespace wsb::soap {
@@ -149,8 +150,6 @@ void Operations::serviced() {
 
 int answer_get(Context* ctx, const Endpoint& listening) {
   const std::string_view path = ctx->path;
-  if (path != "/?wsdl" && path != "/wsbench.wsdl") return 404;
-  std::string wsdl(wsbench_wsdl());
   // gSOAP's server sets soap::endpoint to "http://" + Host header + path.
   std::string_view addressed = ctx->endpoint;
   if (addressed.size() > path.size() + 7 && addressed.ends_with(path))
@@ -159,10 +158,10 @@ int answer_get(Context* ctx, const Endpoint& listening) {
     addressed = {};
   const std::string location =
       (addressed.empty() ? "http://" + listening.to_string() : std::string(addressed)) + "/";
-  if (const auto at = wsdl.find(kWsdlLocationPlaceholder); at != std::string::npos)
-    wsdl.replace(at, kWsdlLocationPlaceholder.size(), location);
+  const auto document = published_document(path, location);
+  if (!document) return 404;
   ctx->http_content = "text/xml; charset=utf-8";
-  if (soap_response(ctx, SOAP_FILE) || soap_send_raw(ctx, wsdl.data(), wsdl.size()) ||
+  if (soap_response(ctx, SOAP_FILE) || soap_send_raw(ctx, document->data(), document->size()) ||
       soap_end_send(ctx))
     return soap_closesock(ctx);
   return SOAP_OK;

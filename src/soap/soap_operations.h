@@ -79,7 +79,8 @@ class Operations final : public wsbenchService {
 
 // Answers a GET (gSOAP's soap::fget): the WSDL at /?wsdl and /wsbench.wsdl,
 // its location the endpoint the client addressed, or `listening` if the
-// Host header does not say; an HTTP status (404) for any other path.
+// Host header does not say; the XOP schema it imports at /xop.xsd; an HTTP
+// status (404) for any other path.
 int answer_get(Context* ctx, const Endpoint& listening);
 
 }  // namespace wsb::soap

@@ -6,6 +6,7 @@
 // gsoap stack's client does, and MTOM-encodes its replies (as plain SOAP
 // when they carry no binary, as gSOAP's server does).
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -15,6 +16,7 @@
 #include "common/transport.h"
 #include "soap/soap_binding.h"
 #include "soap/soap_codecs.h"
+#include "soap/soap_documents.h"
 
 namespace wsb::soap {
 namespace {
@@ -40,6 +42,12 @@ class SoapRpcBinding final : public RpcBinding {
   }
 
   std::string_view path() const override { return "/"; }
+
+  std::optional<std::string> document(std::string_view target, std::string_view host) override {
+    if (host.empty() && (target == "/?wsdl" || target == "/wsbench.wsdl"))
+      throw DecodeError("soap: the WSDL names the server as the Host header does: send one");
+    return published_document(target, "http://" + std::string(host) + "/");
+  }
 
   // What the gsoap client sends: the WSDL's soapAction="" (WS-I BP R2744
   // wants the header present).

@@ -20,10 +20,4 @@ std::unique_ptr<Server> start_gsoap_server(Service& service, const ServerOptions
 // connect, std::invalid_argument for another codec.
 std::unique_ptr<Client> connect_gsoap_client(const Endpoint& server, const std::string& codec);
 
-// The WSDL soapcpp2 generated from wsbench_service.h, compiled in by
-// embed_file.cmake. Its service location is soapcpp2's placeholder
-// kWsdlLocationPlaceholder; the server puts its own endpoint there.
-std::string_view wsbench_wsdl();
-inline constexpr std::string_view kWsdlLocationPlaceholder = "http://localhost:80";
-
 }  // namespace wsb::soap

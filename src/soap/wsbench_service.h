@@ -35,18 +35,21 @@
 //gsoap wsb schema elementForm:     qualified
 //gsoap wsb schema attributeForm:   unqualified
 
-// GML 3 (the gml payload's geometry and feature members), imported: the
-// types below are the subset of the OGC schema the buildings use, so
-// soapcpp2 writes no schema of its own for it.
+// GML 3 (the gml payload's geometry and feature members): the types below
+// are the subset of the OGC schema the buildings use. Not imported from
+// schemas.opengis.net: soapcpp2 writes this subset into the WSDL as a schema
+// of its own, so the WSDL loads without network access and says what
+// gml:featureMember holds here (a wsb:Building).
 //gsoap gml schema namespace:       http://www.opengis.net/gml
-//gsoap gml schema import:          http://schemas.opengis.net/gml/3.1.1/base/gml.xsd
 //gsoap gml schema elementForm:     qualified
 //gsoap gml schema attributeForm:   unqualified
 
 #import "stlvector.h"
 // The xop namespace in the namespace table, so MTOM's <xop:Include> is
-// written and matched by prefix.
+// written and matched by prefix. Its schema is imported from the server
+// itself (GET /xop.xsd, relative to the WSDL), not from www.w3.org.
 #import "xop.h"
+//gsoap xop schema import:          xop.xsd
 
 // Built-in XML schema types, named so the generated schema says what each
 // C++ type is on the wire.

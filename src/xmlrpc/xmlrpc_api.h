@@ -12,7 +12,9 @@
 //   wsbench.unregisterClient(queue: string) -> true
 //   wsbench.primes(n: i4, or i8 above 2^31 - 1) -> "FIRST n numbers: ..."
 // A payload value is the codec's response value: a struct whose one member
-// names the kind (src/xmlrpc/xmlrpc_codec.cpp has the table).
+// names the kind (src/xmlrpc/xmlrpc_codec.cpp has the table). Calls to
+// /RPC2?int64=string get its 64-bit fields as decimal strings, for clients
+// that cannot send <i8> back (Int64Form, xmlrpc_mapping.h).
 #pragma once
 
 #include <string>

@@ -20,9 +20,11 @@
 //   buildings: array of struct {id, name: string, height: double, floors: i4,
 //                               footprint: array of [x: double, y: double]}
 // "records" and "attachment" may be absent when empty; every other member is
-// required. Types are checked exactly: 64-bit fields must be <i8> (the
-// extension xmlrpc-c writes in its default dialect), 32- and 16-bit fields
-// <i4>/<int>, doubles <double>.
+// required. Types are checked: 64-bit fields are written as <i8> (the
+// extension xmlrpc-c writes in its default dialect; servers write a decimal
+// <string> instead for calls to /RPC2?int64=string) and read as <i8>, <i4>
+// or such a string, 32- and 16-bit fields must be <i4>/<int>, doubles
+// <double>.
 //
 // What xmlrpc-c 1.33.14 cannot carry, whatever API is used (each pinned by
 // tests/xmlrpc_test.cpp):

@@ -2,6 +2,7 @@
 
 #include <xmlrpc-c/base.h>
 
+#include <charconv>
 #include <cmath>
 #include <limits>
 #include <stdexcept>
@@ -42,12 +43,17 @@ value top(const char* name, const value& v) {
   return xmlrpc_c::value_struct(body);
 }
 
-value message_struct(const Message& msg) {
+value int64_value(std::int64_t v, Int64Form form) {
+  if (form == Int64Form::string) return xmlrpc_c::value_string(std::to_string(v));
+  return xmlrpc_c::value_i8(v);
+}
+
+value message_struct(const Message& msg, Int64Form form) {
   xmlrpc_c::cstruct m;
   m.emplace("recipient", string_value(msg.meta.recipient));
   m.emplace("sender", string_value(msg.meta.sender));
   m.emplace("authToken", string_value(msg.meta.auth_token));
-  m.emplace("timestamp", xmlrpc_c::value_i8(msg.meta.timestamp));
+  m.emplace("timestamp", int64_value(msg.meta.timestamp, form));
   if (!msg.records.empty()) {
     xmlrpc_c::carray records;
     records.reserve(msg.records.size());
@@ -56,8 +62,8 @@ value message_struct(const Message& msg) {
       rec.emplace("title", string_value(r.title));
       rec.emplace("author", string_value(r.author));
       rec.emplace("body", string_value(r.body));
-      rec.emplace("sequence", xmlrpc_c::value_i8(r.sequence));
-      rec.emplace("created", xmlrpc_c::value_i8(r.created));
+      rec.emplace("sequence", int64_value(r.sequence, form));
+      rec.emplace("created", int64_value(r.created, form));
       rec.emplace("priority", xmlrpc_c::value_int(r.priority));
       rec.emplace("category", xmlrpc_c::value_int(r.category));
       rec.emplace("flags", xmlrpc_c::value_int(r.flags));
@@ -71,6 +77,8 @@ value message_struct(const Message& msg) {
 }
 
 struct Binder {
+  Int64Form form;
+
   value operator()(const Text& p) const { return top("text", string_value(p.value)); }
 
   value operator()(const IntArray& p) const {
@@ -101,12 +109,12 @@ struct Binder {
     return top("objects", xmlrpc_c::value_array(items));
   }
 
-  value operator()(const Message& msg) const { return top("message", message_struct(msg)); }
+  value operator()(const Message& msg) const { return top("message", message_struct(msg, form)); }
 
   value operator()(const MessageList& p) const {
     xmlrpc_c::carray items;
     items.reserve(p.messages.size());
-    for (const auto& m : p.messages) items.push_back(message_struct(m));
+    for (const auto& m : p.messages) items.push_back(message_struct(m, form));
     return top("messages", xmlrpc_c::value_array(items));
   }
 
@@ -223,9 +231,28 @@ std::int32_t int32_of(const value& v, const char* what) {
   return xmlrpc_c::value_int(v).cvalue();
 }
 
+// An <i8>, an <i4> (what a standard client sends for a small value) or a
+// decimal string (Int64Form::string): exactly an optional '-' and digits.
 std::int64_t int64_of(const value& v, const char* what) {
-  expect(v, value::TYPE_I8, what, "an i8");
-  return xmlrpc_c::value_i8(v).cvalue();
+  switch (v.type()) {
+    case value::TYPE_I8:
+      return xmlrpc_c::value_i8(v).cvalue();
+    case value::TYPE_INT:
+      return xmlrpc_c::value_int(v).cvalue();
+    case value::TYPE_STRING: {
+      const std::string digits = xmlrpc_c::value_string(v).cvalue();
+      std::int64_t out = 0;
+      const char* end = digits.data() + digits.size();
+      const auto [ptr, ec] = std::from_chars(digits.data(), end, out);
+      if (ec == std::errc::result_out_of_range)
+        fail(std::string(what) + " '" + digits + "' does not fit 64 bits");
+      if (ec != std::errc{} || ptr != end)
+        fail(std::string(what) + " '" + digits.substr(0, 40) + "' is not a decimal integer");
+      return out;
+    }
+    default:
+      fail(std::string(what) + " is " + type_name(v) + ", not an i8, i4 or decimal string");
+  }
 }
 
 double double_of(const value& v, const char* what) {
@@ -282,12 +309,30 @@ struct ValueTree {
 
 }  // namespace
 
-value payload_value(const Payload& payload) {
-  return bound([&] { return std::visit(Binder{}, payload); });
+Int64Form int64_form_of_query(std::string_view query) {
+  Int64Form form = Int64Form::i8;
+  while (!query.empty()) {
+    const auto amp = query.find('&');
+    const std::string_view parameter = query.substr(0, amp);
+    query = amp == std::string_view::npos ? std::string_view{} : query.substr(amp + 1);
+    if (!parameter.starts_with("int64=")) continue;
+    const std::string_view wanted = parameter.substr(6);
+    if (wanted == "i8")
+      form = Int64Form::i8;
+    else if (wanted == "string")
+      form = Int64Form::string;
+    else
+      fail("int64=" + std::string(wanted.substr(0, 40)) + ": the forms are i8 and string");
+  }
+  return form;
 }
 
-value message_value(const Message& message) {
-  return bound([&] { return message_struct(message); });
+value payload_value(const Payload& payload, Int64Form form) {
+  return bound([&] { return std::visit(Binder{form}, payload); });
+}
+
+value message_value(const Message& message, Int64Form form) {
+  return bound([&] { return message_struct(message, form); });
 }
 
 std::string unsupported_reason(const Payload& payload) {

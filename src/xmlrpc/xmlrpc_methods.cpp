@@ -42,7 +42,7 @@ DecodedCall arguments(Operation op, const carray& params) {
 
 // ---- the methods: parameters -> model -> Service -> value ----
 
-value ping(Service& service, const carray& params) {
+value ping(Service& service, const carray& params, Int64Form) {
   arguments(Operation::ping, params);
   mark_server(kParsed);
   std::string reply = service.ping();
@@ -50,24 +50,24 @@ value ping(Service& service, const carray& params) {
   return xmlrpc_c::value_string(reply);
 }
 
-value get(Service& service, const carray& params) {
+value get(Service& service, const carray& params, Int64Form form) {
   const DecodedCall call = arguments(Operation::get, params);
   mark_server(kParsed);
   const auto payload = service.get(call.spec);
   mark_server(kServiced);
-  return payload_value(*payload);
+  return payload_value(*payload, form);
 }
 
-value echo(Service& service, const carray& params) {
+value echo(Service& service, const carray& params, Int64Form form) {
   const DecodedCall call = arguments(Operation::echo, params);
   mark_server(kParsed);
   // The service's echo is the identity: what was decoded goes back.
   const Payload& echoed = service.echo(call.payload);
   mark_server(kServiced);
-  return payload_value(echoed);
+  return payload_value(echoed, form);
 }
 
-value register_client(Service& service, const carray& params) {
+value register_client(Service& service, const carray& params, Int64Form) {
   arguments(Operation::register_client, params);
   mark_server(kParsed);
   std::string queue = service.register_client();
@@ -75,7 +75,7 @@ value register_client(Service& service, const carray& params) {
   return xmlrpc_c::value_string(queue);
 }
 
-value send_message(Service& service, const carray& params) {
+value send_message(Service& service, const carray& params, Int64Form) {
   DecodedCall call = arguments(Operation::send_message, params);
   mark_server(kParsed);
   service.send_message(call.queue, std::move(std::get<Message>(call.payload)));
@@ -83,15 +83,15 @@ value send_message(Service& service, const carray& params) {
   return xmlrpc_c::value_boolean(true);
 }
 
-value receive_messages(Service& service, const carray& params) {
+value receive_messages(Service& service, const carray& params, Int64Form form) {
   const DecodedCall call = arguments(Operation::receive_messages, params);
   mark_server(kParsed);
   const Payload messages = MessageList{service.receive_messages(call.queue)};
   mark_server(kServiced);
-  return payload_value(messages);
+  return payload_value(messages, form);
 }
 
-value unregister_client(Service& service, const carray& params) {
+value unregister_client(Service& service, const carray& params, Int64Form) {
   const DecodedCall call = arguments(Operation::unregister_client, params);
   mark_server(kParsed);
   service.unregister_client(call.queue);
@@ -99,7 +99,7 @@ value unregister_client(Service& service, const carray& params) {
   return xmlrpc_c::value_boolean(true);
 }
 
-value primes(Service& service, const carray& params) {
+value primes(Service& service, const carray& params, Int64Form) {
   const DecodedCall call = arguments(Operation::primes, params);
   mark_server(kParsed);
   std::string reply = service.primes(call.n);
@@ -109,15 +109,18 @@ value primes(Service& service, const carray& params) {
 
 // ---- the registry's view: one C entry point per method ----
 
-using Method = value (*)(Service&, const carray&);
+using Method = value (*)(Service&, const carray&, Int64Form);
 
-// The registry calls this with the method's server info, our Service.
+// The registry calls this with the method's server info, our Service, and
+// the call's info, its CallOptions (or null).
 template <Method method>
-xmlrpc_value* call(xmlrpc_env* env, xmlrpc_value* params, void* service, void*) {
+xmlrpc_value* call(xmlrpc_env* env, xmlrpc_value* params, void* service, void* call_info) {
   try {
     const carray args = xmlrpc_c::value_array(value(params)).cvalue();
+    const auto* options = static_cast<const CallOptions*>(call_info);
+    const Int64Form form = options != nullptr ? options->int64_form : Int64Form::i8;
     // cValue() is a new reference, which the registry takes over.
-    return method(*static_cast<Service*>(service), args).cValue();
+    return method(*static_cast<Service*>(service), args, form).cValue();
   } catch (const ServiceError& e) {
     xmlrpc_env_set_fault(env, e.http_status(), e.what());
   } catch (const DecodeError& e) {

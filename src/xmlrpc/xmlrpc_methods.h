@@ -10,6 +10,8 @@
 
 #include <memory>
 
+#include "xmlrpc/xmlrpc_mapping.h"
+
 namespace wsb {
 class Service;
 }
@@ -20,6 +22,12 @@ struct RegistryFree {
   void operator()(xmlrpc_registry* registry) const { xmlrpc_registry_free(registry); }
 };
 using Registry = std::unique_ptr<xmlrpc_registry, RegistryFree>;
+
+// What a call asks of its reply beyond its parameters, passed as the
+// callInfo of xmlrpc_registry_process_call2 (null: the defaults).
+struct CallOptions {
+  Int64Form int64_form = Int64Form::i8;
+};
 
 // The registry of wsbench's methods on `service`, which must outlive it.
 // Calls may run on any number of threads at once. Throws std::runtime_error

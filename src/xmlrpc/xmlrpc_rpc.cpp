@@ -185,6 +185,8 @@ class XmlrpcRpcBinding final : public RpcBinding {
     }
   }
 
+  void set_call_query(std::string_view query) override { int64_form_ = int64_form_of_query(query); }
+
   // Read as the stack's methods (xmlrpc_methods.cpp) read it.
   void decode_call(std::string_view wire, DecodedCall& out) override {
     check_document(wire, "</methodCall>", guard_);
@@ -216,7 +218,7 @@ class XmlrpcRpcBinding final : public RpcBinding {
       case Operation::get:
       case Operation::echo:
       case Operation::receive_messages:
-        value.emplace(payload_value(result));
+        value.emplace(payload_value(result, int64_form_));
         break;
       case Operation::send_message:
       case Operation::unregister_client:
@@ -243,6 +245,7 @@ class XmlrpcRpcBinding final : public RpcBinding {
   std::string wire_;
   std::vector<xmlrpc_c::value> params_;
   InputGuard guard_;
+  Int64Form int64_form_ = Int64Form::i8;  // of the call being served
 };
 
 }  // namespace

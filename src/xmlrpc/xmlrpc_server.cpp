@@ -33,6 +33,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <thread>
 
 #include "common/clock.h"
@@ -41,6 +42,7 @@
 #include "common/placement.h"
 #include "xmlrpc/xmlrpc_guard.h"
 #include "xmlrpc/xmlrpc_limits.h"
+#include "xmlrpc/xmlrpc_mapping.h"
 #include "xmlrpc/xmlrpc_methods.h"
 #include "xmlrpc/xmlrpc_stack.h"
 
@@ -95,6 +97,14 @@ ConnectionProbe& connection_probe(TSession* session, std::uint16_t server_port) 
 }
 
 std::string errno_text(int err) { return std::strerror(err); }
+
+// The query of the request's URL, without the '?' (Abyss keeps it apart
+// from the path it matches handlers by).
+std::string_view request_query(TSession* session) {
+  const TRequestInfo* info = nullptr;
+  SessionGetRequestInfo(session, &info);
+  return info != nullptr && info->query != nullptr ? info->query : "";
+}
 
 // A fault document, as xmlrpc-c writes one, in a memory block Abyss frees.
 xmlrpc_mem_block* fault_document(xmlrpc_env* env, int code, const char* what) {
@@ -370,7 +380,14 @@ class AbyssServer final : public Server {
       xmlrpc_env_set_fault(env, XMLRPC_INTERNAL_ERROR, e.what());  // Abyss answers 500
       return;
     }
-    xmlrpc_registry_process_call2(env, self.registry_.get(), xml, length, session, response);
+    CallOptions options;
+    try {
+      options.int64_form = int64_form_of_query(request_query(session));
+    } catch (const DecodeError& e) {
+      *response = fault_document(env, kFaultBadRequest, e.what());
+      return;
+    }
+    xmlrpc_registry_process_call2(env, self.registry_.get(), xml, length, &options, response);
     // Abyss writes the reply when this returns.
     mark_server(kMarshalled);
     probe.reply_handed();

@@ -1,0 +1,218 @@
+#include "load/report.h"
+
+#include <rapidjson/ostreamwrapper.h>
+#include <rapidjson/prettywriter.h>
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <map>
+
+namespace wsb::load {
+namespace {
+
+constexpr double kNsPerMs = 1e6;
+
+double ms(double ns) { return ns / kNsPerMs; }
+
+// A figure in a fixed-width column; "-" where it is not reported.
+std::string cell(double value, int width, int decimals) {
+  char text[64];
+  if (std::isfinite(value))
+    std::snprintf(text, sizeof text, "%*.*f", width, decimals, value);
+  else
+    std::snprintf(text, sizeof text, "%*s", width, "-");
+  return text;
+}
+
+std::string errors_text(const Tally& t) {
+  std::string text;
+  for (std::size_t k = 0; k < kErrorKinds; ++k) {
+    if (t.errors[k] == 0) continue;
+    text += (text.empty() ? "" : " ") + std::string(error_kind_name(static_cast<ErrorKind>(k))) +
+            "=" + std::to_string(t.errors[k]);
+  }
+  return text.empty() ? "0" : text;
+}
+
+// CPU milliseconds the server spent per successful request.
+double cpu_ms_per_request(const RunRecord& r) {
+  if (!r.server || r.run.tally.ok == 0) return kNotReported;
+  return r.server->cpu_s * 1e3 / static_cast<double>(r.run.tally.ok);
+}
+
+}  // namespace
+
+void print_runs(std::FILE* out, const std::vector<RunRecord>& records) {
+  std::fprintf(out, "%-36s %-13s %7s %9s %6s %8s %8s %8s %8s %8s  %-10s %9s %9s\n", "target", "mode",
+               "shape", "req/s", "n", "p50 ms", "p90 ms", "p99 ms", "p99.9", "max ms", "errors",
+               "srv cpu", "rss MB");
+  for (const auto& r : records) {
+    const auto& h = r.run.tally.latency;
+    std::fprintf(out, "%-36s %-13s %7s %9.0f %6llu %s %s %s %s %s  %-10s", r.run.label.c_str(),
+                 r.mode.c_str(), r.shape.c_str(), r.run.throughput(),
+                 static_cast<unsigned long long>(h.count()), cell(ms(h.percentile(50)), 8, 3).c_str(),
+                 cell(ms(h.percentile(90)), 8, 3).c_str(), cell(ms(h.percentile(99)), 8, 3).c_str(),
+                 cell(ms(h.percentile(99.9)), 8, 3).c_str(),
+                 cell(ms(static_cast<double>(h.max())), 8, 3).c_str(),
+                 errors_text(r.run.tally).c_str());
+    if (r.server)
+      std::fprintf(out, " %s ms %4.1f/%4.1f\n", cell(cpu_ms_per_request(r), 6, 3).c_str(),
+                   static_cast<double>(r.server->steady_rss_kb) / 1024,
+                   static_cast<double>(r.server->peak_rss_kb) / 1024);
+    else
+      std::fprintf(out, " %9s %9s\n", "-", "-");
+    for (std::size_t k = 0; k < kErrorKinds; ++k)
+      if (!r.run.tally.first_error[k].empty())
+        std::fprintf(out, "    first %s: %s\n", error_kind_name(static_cast<ErrorKind>(k)),
+                     r.run.tally.first_error[k].c_str());
+  }
+  std::fprintf(out,
+               "(percentiles: nearest rank over n successful calls, - where n is too small; srv cpu: "
+               "server user+system per request; rss: steady/peak)\n");
+}
+
+void print_e7(std::FILE* out, const std::vector<RunRecord>& records) {
+  // shape -> column -> the record; SOAP+REST has one record per protocol.
+  std::vector<std::string> shapes, columns;
+  std::map<std::pair<std::string, std::string>, std::vector<const RunRecord*>> cells;
+  for (const auto& r : records) {
+    if (r.experiment != "E7") continue;
+    if (std::find(shapes.begin(), shapes.end(), r.shape) == shapes.end()) shapes.push_back(r.shape);
+    const std::string column = r.column + (r.column.find('+') != std::string::npos
+                                               ? " (" + r.run.label.substr(0, r.run.label.find(' ')) + ")"
+                                               : "");
+    if (std::find(columns.begin(), columns.end(), column) == columns.end())
+      columns.push_back(column);
+    cells[{r.shape, column}].push_back(&r);
+  }
+  std::fprintf(out, "\nE7: primes(100000), threads x requests per thread; times in ms\n");
+  for (const auto& column : columns) {
+    std::fprintf(out, "\n%s\n%-8s %5s %9s %9s %9s %9s %12s %6s\n", column.c_str(), "shape", "n",
+                 "average", "min", "max", "std dev", "cpu/request", "errors");
+    for (const auto& shape : shapes) {
+      const auto it = cells.find({shape, column});
+      if (it == cells.end()) continue;
+      for (const RunRecord* r : it->second) {
+        const auto& h = r->run.tally.latency;
+        std::fprintf(out, "%-8s %5llu %s %s %s %s %s %6llu\n", shape.c_str(),
+                     static_cast<unsigned long long>(h.count()), cell(ms(h.mean()), 9, 2).c_str(),
+                     cell(ms(static_cast<double>(h.min())), 9, 2).c_str(),
+                     cell(ms(static_cast<double>(h.max())), 9, 2).c_str(),
+                     cell(ms(h.stddev()), 9, 2).c_str(), cell(cpu_ms_per_request(*r), 12, 3).c_str(),
+                     static_cast<unsigned long long>(r->run.tally.failed()));
+      }
+    }
+  }
+}
+
+std::string write_json(const std::filesystem::path& file, const ContextPairs& context,
+                       const std::vector<RunRecord>& records, const RunAftermath& aftermath) {
+  {
+    std::ofstream stream(file);
+    if (!stream) return "cannot write " + file.string();
+    rapidjson::OStreamWrapper wrapper(stream);
+    rapidjson::PrettyWriter<rapidjson::OStreamWrapper> w(wrapper);
+    auto number = [&w](const char* key, double value) {
+      w.Key(key);
+      if (std::isfinite(value))
+        w.Double(value);
+      else
+        w.Null();  // not reported: too few samples
+    };
+    w.StartObject();
+    w.Key("context");
+    w.StartObject();
+    for (const auto& [key, value] : context) {
+      w.Key(key.c_str());
+      w.String(value.c_str());
+    }
+    w.EndObject();
+    w.Key("runs");
+    w.StartArray();
+    for (const auto& r : records) {
+      const auto& t = r.run.tally;
+      const auto& h = t.latency;
+      w.StartObject();
+      w.Key("experiment");
+      w.String(r.experiment.c_str());
+      w.Key("target");
+      w.String(r.run.label.c_str());
+      w.Key("mode");
+      w.String(r.mode.c_str());
+      w.Key("shape");
+      w.String(r.shape.c_str());
+      w.Key("column");
+      w.String(r.column.c_str());
+      w.Key("clients");
+      w.Int(r.run.clients);
+      w.Key("requests_per_client");
+      w.Uint64(r.requests_per_client);
+      number("rate_per_s", r.rate);
+      number("elapsed_s", r.run.elapsed_s);
+      number("throughput_per_s", r.run.throughput());
+      w.Key("n");
+      w.Uint64(h.count());
+      w.Key("overran");
+      w.Bool(r.run.overran);
+      w.Key("latency_ms");
+      w.StartObject();
+      number("mean", ms(h.mean()));
+      number("stddev", ms(h.stddev()));
+      number("min", ms(static_cast<double>(h.min())));
+      number("max", ms(static_cast<double>(h.max())));
+      for (const double p : {50.0, 90.0, 99.0, 99.9}) {
+        const std::string key = "p" + std::string(p == 99.9 ? "99.9" : std::to_string(int(p)));
+        number(key.c_str(), ms(h.percentile(p)));
+      }
+      w.EndObject();
+      w.Key("errors");
+      w.StartObject();
+      for (std::size_t k = 0; k < kErrorKinds; ++k) {
+        w.Key(error_kind_name(static_cast<ErrorKind>(k)));
+        w.Uint64(t.errors[k]);
+      }
+      w.EndObject();
+      w.Key("first_errors");
+      w.StartObject();
+      for (std::size_t k = 0; k < kErrorKinds; ++k) {
+        if (t.first_error[k].empty()) continue;
+        w.Key(error_kind_name(static_cast<ErrorKind>(k)));
+        w.String(t.first_error[k].c_str());
+      }
+      w.EndObject();
+      for (auto [key, series] : {std::pair{"ok_per_second", &t.ok_per_second},
+                                 std::pair{"failed_per_second", &t.failed_per_second}}) {
+        w.Key(key);
+        w.StartArray();
+        for (auto v : *series) w.Uint64(v);
+        w.EndArray();
+      }
+      w.Key("placement");
+      w.String(r.placement.c_str());
+      if (r.server) {
+        w.Key("server");
+        w.StartObject();
+        number("cpu_s", r.server->cpu_s);
+        number("wall_s", r.server->wall_s);
+        number("cpu_ms_per_request", cpu_ms_per_request(r));
+        number("cpu_percent", r.server->wall_s > 0 ? 100 * r.server->cpu_s / r.server->wall_s : 0);
+        w.Key("rss_peak_kb");
+        w.Uint64(r.server->peak_rss_kb);
+        w.Key("rss_steady_kb");
+        w.Uint64(r.server->steady_rss_kb);
+        w.Key("samples");
+        w.Uint64(r.server->samples);
+        w.EndObject();
+      }
+      w.EndObject();
+    }
+    w.EndArray();
+    w.EndObject();
+    stream << "\n";
+    if (!stream) return "cannot write " + file.string();
+  }
+  return patch_context(file, aftermath);
+}
+
+}  // namespace wsb::load

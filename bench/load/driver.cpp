@@ -47,7 +47,8 @@ using Clock = std::chrono::steady_clock;
 
 // The second of the run a moment falls in, for the per-second series.
 std::size_t second_of(Clock::time_point start, Clock::time_point t) {
-  return static_cast<std::size_t>(std::chrono::duration_cast<std::chrono::seconds>(t - start).count());
+  return static_cast<std::size_t>(
+      std::chrono::duration_cast<std::chrono::seconds>(t - start).count());
 }
 
 void count_at(std::vector<std::uint64_t>& series, std::size_t second) {
@@ -79,8 +80,8 @@ class ClientLoop {
       if (open) {
         if (n > 0) {
           const double gap_s = spec_.arrivals == Arrivals::poisson ? gaps(random_) : 1 / per_client;
-          intended += std::chrono::duration_cast<Clock::duration>(
-              std::chrono::duration<double>(gap_s));
+          intended +=
+              std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(gap_s));
         }
         if (intended >= end_) break;
         std::this_thread::sleep_until(intended);

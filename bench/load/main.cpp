@@ -78,13 +78,15 @@ class Servers {
       auto [stack, endpoint] = wsb::parse_stack_endpoint(text);
       remote_[stack] = endpoint;
     }
-    const fs::path binary = o.server_binary.empty() ? default_server_binary() : fs::path(o.server_binary);
+    const fs::path binary =
+        o.server_binary.empty() ? default_server_binary() : fs::path(o.server_binary);
     for (const auto& stack : stacks) {
       if (remote_.count(stack) != 0) {
         processes_.push_back(nullptr);
         continue;
       }
-      processes_.push_back(std::make_unique<ServerProcess>(binary, std::vector{stack}, cpus.server));
+      processes_.push_back(
+          std::make_unique<ServerProcess>(binary, std::vector{stack}, cpus.server));
     }
   }
   wsb::Endpoint endpoint(std::size_t i, const std::string& stack) const {
@@ -138,9 +140,10 @@ std::vector<RunRecord> sampled_run(const Options& o, const std::vector<std::stri
   spec.client_cpu = cpus.clients;
   std::vector<std::unique_ptr<UsageSampler>> samplers;
   for (std::size_t i = 0; i < loads.size(); ++i)
-    samplers.push_back(servers.process(i) ? std::make_unique<UsageSampler>(
-                                                servers.process(i)->pid(), std::chrono::milliseconds(100))
-                                          : nullptr);
+    samplers.push_back(servers.process(i)
+                           ? std::make_unique<UsageSampler>(servers.process(i)->pid(),
+                                                            std::chrono::milliseconds(100))
+                           : nullptr);
   std::vector<RunResult> merged;
   for (int r = 0; r < repeat; ++r) {
     spec.seed = static_cast<std::uint64_t>(r + 1);
@@ -175,7 +178,9 @@ std::vector<RunRecord> run_e7(Options o, const Cpus& cpus) {
   o.operation = "primes:100000";
   o.echo_bytes = 0;
   const std::vector<std::pair<std::string, std::vector<std::string>>> columns = {
-      {"SOAP", {"gsoap/soap"}}, {"REST", {"beast/json"}}, {"SOAP+REST", {"gsoap/soap", "beast/json"}}};
+      {"SOAP", {"gsoap/soap"}},
+      {"REST", {"beast/json"}},
+      {"SOAP+REST", {"gsoap/soap", "beast/json"}}};
   std::vector<RunRecord> records;
   for (const auto& [column, loads] : columns) {
     for (const auto& [threads, calls] : kE7Shapes) {
@@ -185,13 +190,12 @@ std::vector<RunRecord> run_e7(Options o, const Cpus& cpus) {
       spec.timeout = std::chrono::milliseconds(o.timeout_ms);
       spec.max_time = std::chrono::milliseconds(static_cast<long>(o.max_time_s * 1000));
       const std::string shape = std::to_string(threads) + "x" + std::to_string(calls);
-      auto cell = sampled_run(o, loads, spec, cpus, o.repeat,
-                              [&](RunRecord& r, std::size_t) {
-                                r.experiment = "E7";
-                                r.column = column;
-                                r.shape = shape;
-                                r.mode = loads.size() > 1 ? "mixed" : "closed";
-                              });
+      auto cell = sampled_run(o, loads, spec, cpus, o.repeat, [&](RunRecord& r, std::size_t) {
+        r.experiment = "E7";
+        r.column = column;
+        r.shape = shape;
+        r.mode = loads.size() > 1 ? "mixed" : "closed";
+      });
       for (auto& r : cell) records.push_back(std::move(r));
     }
   }
@@ -277,15 +281,16 @@ int main(int argc, char** argv) {
       "search", po::value(&o.search),
       "FIRST:STEP:LAST: raise the clients until a call fails, report the most served")(
       "timeout-ms", po::value(&o.timeout_ms)->default_value(o.timeout_ms),
-      "a reply later than this is a timeout")(
-      "max-time", po::value(&o.max_time_s)->default_value(o.max_time_s),
-      "hard bound on one run, seconds")(
+      "a reply later than this is a timeout")("max-time",
+                                              po::value(&o.max_time_s)->default_value(o.max_time_s),
+                                              "hard bound on one run, seconds")(
       "repeat", po::value(&o.repeat)->default_value(o.repeat), "repetitions of each E7 cell")(
       "echo", po::value(&o.echo_bytes),
       "BYTES: also load a raw TCP echo of this size (the driver's ceiling)")(
       "target", po::value(&o.targets)->composing(),
       "STACK=HOST:PORT: load a server already running there instead of starting one")(
-      "server", po::value(&o.server_binary), "the wsbench-server binary (default: beside this one)")(
+      "server", po::value(&o.server_binary),
+      "the wsbench-server binary (default: beside this one)")(
       "placement", po::value(&o.placement)->default_value(o.placement),
       "split: driver and servers on disjoint vCPUs; none: unpinned")(
       "experiment", po::value(&o.experiment), "E7: the concurrency experiment")(
@@ -305,7 +310,8 @@ int main(int argc, char** argv) {
   const std::vector<std::string> command_line(argv, argv + argc);
   try {
     if (o.experiment.empty() && o.loads.empty() && o.echo_bytes == 0)
-      throw std::invalid_argument("nothing to load: give --load STACK/CODEC, --echo or --experiment");
+      throw std::invalid_argument(
+          "nothing to load: give --load STACK/CODEC, --echo or --experiment");
     if (!o.experiment.empty() && o.experiment != "E7")
       throw std::invalid_argument("unknown experiment '" + o.experiment + "' (known: E7)");
     if (o.loads.size() > 2) throw std::invalid_argument("at most two --load at once");

@@ -44,18 +44,18 @@ double cpu_ms_per_request(const RunRecord& r) {
 }  // namespace
 
 void print_runs(std::FILE* out, const std::vector<RunRecord>& records) {
-  std::fprintf(out, "%-36s %-13s %7s %9s %6s %8s %8s %8s %8s %8s  %-10s %9s %9s\n", "target", "mode",
-               "shape", "req/s", "n", "p50 ms", "p90 ms", "p99 ms", "p99.9", "max ms", "errors",
-               "srv cpu", "rss MB");
+  std::fprintf(out, "%-36s %-13s %7s %9s %6s %8s %8s %8s %8s %8s  %-10s %9s %9s\n", "target",
+               "mode", "shape", "req/s", "n", "p50 ms", "p90 ms", "p99 ms", "p99.9", "max ms",
+               "errors", "srv cpu", "rss MB");
   for (const auto& r : records) {
     const auto& h = r.run.tally.latency;
-    std::fprintf(out, "%-36s %-13s %7s %9.0f %6llu %s %s %s %s %s  %-10s", r.run.label.c_str(),
-                 r.mode.c_str(), r.shape.c_str(), r.run.throughput(),
-                 static_cast<unsigned long long>(h.count()), cell(ms(h.percentile(50)), 8, 3).c_str(),
-                 cell(ms(h.percentile(90)), 8, 3).c_str(), cell(ms(h.percentile(99)), 8, 3).c_str(),
-                 cell(ms(h.percentile(99.9)), 8, 3).c_str(),
-                 cell(ms(static_cast<double>(h.max())), 8, 3).c_str(),
-                 errors_text(r.run.tally).c_str());
+    std::fprintf(
+        out, "%-36s %-13s %7s %9.0f %6llu %s %s %s %s %s  %-10s", r.run.label.c_str(),
+        r.mode.c_str(), r.shape.c_str(), r.run.throughput(),
+        static_cast<unsigned long long>(h.count()), cell(ms(h.percentile(50)), 8, 3).c_str(),
+        cell(ms(h.percentile(90)), 8, 3).c_str(), cell(ms(h.percentile(99)), 8, 3).c_str(),
+        cell(ms(h.percentile(99.9)), 8, 3).c_str(),
+        cell(ms(static_cast<double>(h.max())), 8, 3).c_str(), errors_text(r.run.tally).c_str());
     if (r.server)
       std::fprintf(out, " %s ms %4.1f/%4.1f\n", cell(cpu_ms_per_request(r), 6, 3).c_str(),
                    static_cast<double>(r.server->steady_rss_kb) / 1024,
@@ -67,9 +67,10 @@ void print_runs(std::FILE* out, const std::vector<RunRecord>& records) {
         std::fprintf(out, "    first %s: %s\n", error_kind_name(static_cast<ErrorKind>(k)),
                      r.run.tally.first_error[k].c_str());
   }
-  std::fprintf(out,
-               "(percentiles: nearest rank over n successful calls, - where n is too small; srv cpu: "
-               "server user+system per request; rss: steady/peak)\n");
+  std::fprintf(
+      out,
+      "(percentiles: nearest rank over n successful calls, - where n is too small; srv cpu: "
+      "server user+system per request; rss: steady/peak)\n");
 }
 
 void print_e7(std::FILE* out, const std::vector<RunRecord>& records) {
@@ -79,9 +80,10 @@ void print_e7(std::FILE* out, const std::vector<RunRecord>& records) {
   for (const auto& r : records) {
     if (r.experiment != "E7") continue;
     if (std::find(shapes.begin(), shapes.end(), r.shape) == shapes.end()) shapes.push_back(r.shape);
-    const std::string column = r.column + (r.column.find('+') != std::string::npos
-                                               ? " (" + r.run.label.substr(0, r.run.label.find(' ')) + ")"
-                                               : "");
+    const std::string column =
+        r.column + (r.column.find('+') != std::string::npos
+                        ? " (" + r.run.label.substr(0, r.run.label.find(' ')) + ")"
+                        : "");
     if (std::find(columns.begin(), columns.end(), column) == columns.end())
       columns.push_back(column);
     cells[{r.shape, column}].push_back(&r);
@@ -99,7 +101,8 @@ void print_e7(std::FILE* out, const std::vector<RunRecord>& records) {
                      static_cast<unsigned long long>(h.count()), cell(ms(h.mean()), 9, 2).c_str(),
                      cell(ms(static_cast<double>(h.min())), 9, 2).c_str(),
                      cell(ms(static_cast<double>(h.max())), 9, 2).c_str(),
-                     cell(ms(h.stddev()), 9, 2).c_str(), cell(cpu_ms_per_request(*r), 12, 3).c_str(),
+                     cell(ms(h.stddev()), 9, 2).c_str(),
+                     cell(cpu_ms_per_request(*r), 12, 3).c_str(),
                      static_cast<unsigned long long>(r->run.tally.failed()));
       }
     }

@@ -1,5 +1,6 @@
 #include "load/server_process.h"
 
+#include <fcntl.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -60,8 +61,8 @@ std::optional<ProcessUsage> parse_usage(std::string_view stat, std::string_view 
       const auto rss = status_kb(status, "VmRSS:");
       const auto hwm = status_kb(status, "VmHWM:");
       if (!rss || !hwm) return std::nullopt;
-      return ProcessUsage{static_cast<double>(utime + stime) / static_cast<double>(ticks_per_second),
-                          *rss, *hwm};
+      return ProcessUsage{
+          static_cast<double>(utime + stime) / static_cast<double>(ticks_per_second), *rss, *hwm};
     }
   }
   return std::nullopt;
@@ -77,20 +78,21 @@ ServerProcess::ServerProcess(const std::filesystem::path& binary,
   std::vector<std::string> args = {binary.string(), "--only"};
   for (const auto& stack : stacks) args.push_back("--listen=" + stack + "=127.0.0.1:0");
   if (cpu) args.push_back("--cpu=" + std::to_string(*cpu));
+  // Built before fork: the child of a threaded process may only exec.
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
   int out[2];
-  if (::pipe(out) != 0) throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
+  if (::pipe2(out, O_CLOEXEC) != 0)
+    throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
   pid_ = ::fork();
   if (pid_ < 0) throw std::runtime_error(std::string("fork: ") + std::strerror(errno));
   if (pid_ == 0) {
     ::dup2(out[1], STDOUT_FILENO);
     ::close(out[0]);
     ::close(out[1]);
-    std::vector<char*> argv;
-    for (auto& a : args) argv.push_back(a.data());
-    argv.push_back(nullptr);
     ::execv(argv[0], argv.data());
-    std::fprintf(stderr, "wsbench-load: cannot run %s: %s\n", argv[0], std::strerror(errno));
-    ::_exit(127);
+    ::_exit(127);  // the parent reports that no endpoints came
   }
   ::close(out[1]);
   // One "STACK HOST:PORT" line per stack; a server that dies or stays
@@ -114,7 +116,8 @@ ServerProcess::ServerProcess(const std::filesystem::path& binary,
   ::close(out[0]);
   if (endpoints_.size() < stacks.size()) {
     stop();
-    throw std::runtime_error("wsbench-server (" + binary.string() + ") did not report its endpoints");
+    throw std::runtime_error("wsbench-server (" + binary.string() +
+                             ") did not report its endpoints");
   }
 }
 

@@ -21,9 +21,9 @@ namespace wsb::load {
 
 // What /proc says of a process at one moment.
 struct ProcessUsage {
-  double cpu_s = 0;              // user + system, all threads
-  std::uint64_t rss_kb = 0;      // VmRSS
-  std::uint64_t peak_rss_kb = 0; // VmHWM
+  double cpu_s = 0;               // user + system, all threads
+  std::uint64_t rss_kb = 0;       // VmRSS
+  std::uint64_t peak_rss_kb = 0;  // VmHWM
 };
 // Parses /proc/<pid>/stat (utime, stime) and /proc/<pid>/status texts;
 // nullopt if either lacks its fields.

@@ -2,6 +2,7 @@
 // open loop, ramp, search for the most clients served), with the server as
 // a child process whose CPU and memory are sampled; --experiment E7 runs
 // the concurrency experiment. --help lists the options.
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <boost/program_options.hpp>
@@ -62,6 +63,15 @@ struct Cpus {
     return "driver " + name(clients) + ", server " + name(server);
   }
 };
+
+double process_cpu_s() {
+  rusage usage{};
+  ::getrusage(RUSAGE_SELF, &usage);
+  auto seconds = [](const timeval& tv) {
+    return static_cast<double>(tv.tv_sec) + tv.tv_usec * 1e-6;
+  };
+  return seconds(usage.ru_utime) + seconds(usage.ru_stime);
+}
 
 fs::path default_server_binary() {
   std::error_code ec;
@@ -145,6 +155,7 @@ std::vector<RunRecord> sampled_run(const Options& o, const std::vector<std::stri
                                                             std::chrono::milliseconds(100))
                            : nullptr);
   std::vector<RunResult> merged;
+  const double driver_cpu_before = process_cpu_s();
   for (int r = 0; r < repeat; ++r) {
     spec.seed = static_cast<std::uint64_t>(r + 1);
     auto results = run_load(targets, spec);
@@ -158,9 +169,15 @@ std::vector<RunRecord> sampled_run(const Options& o, const std::vector<std::stri
       merged[t].overran = merged[t].overran || results[t].overran;
     }
   }
+  // The driver's own CPU (its clients' calls, verification, bookkeeping),
+  // per call over every target of the run.
+  const double driver_cpu_s = process_cpu_s() - driver_cpu_before;
+  std::uint64_t calls = 0;
+  for (const auto& r : merged) calls += r.tally.ok + r.tally.failed();
   std::vector<RunRecord> records;
   for (std::size_t t = 0; t < merged.size(); ++t) {
     RunRecord record;
+    record.driver_cpu_ms_per_call = calls > 0 ? driver_cpu_s * 1e3 / static_cast<double>(calls) : 0;
     record.run = std::move(merged[t]);
     record.requests_per_client = spec.requests_per_client;
     record.rate = spec.rate;

@@ -43,7 +43,7 @@ CallFactory payload_call(const std::string& argument, const std::string& codec, 
 
 const std::vector<Operation>& all_operations() {
   static const std::vector<Operation> table = {
-      {"ping", "unused", "-",
+      {"ping", "none", "",
        [](const std::string&, const std::string&) -> CallFactory {
          return [] {
            return [](Client& client) {

@@ -38,7 +38,9 @@ const std::vector<Operation>& all_operations();
 struct OperationChoice {
   const Operation* operation = nullptr;
   std::string argument;
-  std::string label() const { return operation->name + ":" + argument; }
+  std::string label() const {
+    return argument.empty() ? operation->name : operation->name + ":" + argument;
+  }
 };
 OperationChoice parse_operation(const std::string& text);
 

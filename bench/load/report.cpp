@@ -44,18 +44,19 @@ double cpu_ms_per_request(const RunRecord& r) {
 }  // namespace
 
 void print_runs(std::FILE* out, const std::vector<RunRecord>& records) {
-  std::fprintf(out, "%-36s %-13s %7s %9s %6s %8s %8s %8s %8s %8s  %-10s %9s %9s\n", "target",
+  std::fprintf(out, "%-36s %-8s %7s %9s %6s %8s %8s %8s %8s %8s  %-10s %8s %9s %9s\n", "target",
                "mode", "shape", "req/s", "n", "p50 ms", "p90 ms", "p99 ms", "p99.9", "max ms",
-               "errors", "srv cpu", "rss MB");
+               "errors", "drv cpu", "srv cpu", "rss MB");
   for (const auto& r : records) {
     const auto& h = r.run.tally.latency;
-    std::fprintf(
-        out, "%-36s %-13s %7s %9.0f %6llu %s %s %s %s %s  %-10s", r.run.label.c_str(),
-        r.mode.c_str(), r.shape.c_str(), r.run.throughput(),
-        static_cast<unsigned long long>(h.count()), cell(ms(h.percentile(50)), 8, 3).c_str(),
-        cell(ms(h.percentile(90)), 8, 3).c_str(), cell(ms(h.percentile(99)), 8, 3).c_str(),
-        cell(ms(h.percentile(99.9)), 8, 3).c_str(),
-        cell(ms(static_cast<double>(h.max())), 8, 3).c_str(), errors_text(r.run.tally).c_str());
+    std::fprintf(out, "%-36s %-8s %7s %9.0f %6llu %s %s %s %s %s  %-10s %s", r.run.label.c_str(),
+                 r.mode.c_str(), r.shape.c_str(), r.run.throughput(),
+                 static_cast<unsigned long long>(h.count()),
+                 cell(ms(h.percentile(50)), 8, 3).c_str(), cell(ms(h.percentile(90)), 8, 3).c_str(),
+                 cell(ms(h.percentile(99)), 8, 3).c_str(),
+                 cell(ms(h.percentile(99.9)), 8, 3).c_str(),
+                 cell(ms(static_cast<double>(h.max())), 8, 3).c_str(),
+                 errors_text(r.run.tally).c_str(), cell(r.driver_cpu_ms_per_call, 8, 4).c_str());
     if (r.server)
       std::fprintf(out, " %s ms %4.1f/%4.1f\n", cell(cpu_ms_per_request(r), 6, 3).c_str(),
                    static_cast<double>(r.server->steady_rss_kb) / 1024,
@@ -69,8 +70,8 @@ void print_runs(std::FILE* out, const std::vector<RunRecord>& records) {
   }
   std::fprintf(
       out,
-      "(percentiles: nearest rank over n successful calls, - where n is too small; srv cpu: "
-      "server user+system per request; rss: steady/peak)\n");
+      "(percentiles: nearest rank over n successful calls, - where n is too small; drv cpu, "
+      "srv cpu: driver's and server's user+system ms per call; rss: server steady/peak MB)\n");
 }
 
 void print_e7(std::FILE* out, const std::vector<RunRecord>& records) {
@@ -193,6 +194,7 @@ std::string write_json(const std::filesystem::path& file, const ContextPairs& co
       }
       w.Key("placement");
       w.String(r.placement.c_str());
+      number("driver_cpu_ms_per_call", r.driver_cpu_ms_per_call);
       if (r.server) {
         w.Key("server");
         w.StartObject();

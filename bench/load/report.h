@@ -25,6 +25,9 @@ struct RunRecord {
   RunResult run;
   std::optional<ServerFigures> server;  // when the driver started the server
   std::string placement;                // "driver cpu 0, server cpu 1"
+  // The driver process's user+system CPU per call, over all its targets
+  // (with --echo, the echo threads' too: they run in the driver).
+  double driver_cpu_ms_per_call = 0;
 };
 
 // One line per record: throughput, latency percentiles (ms) with n,

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <functional>
 #include <map>
 
 namespace wsb::load {
@@ -75,37 +76,55 @@ void print_runs(std::FILE* out, const std::vector<RunRecord>& records) {
 }
 
 void print_e7(std::FILE* out, const std::vector<RunRecord>& records) {
-  // shape -> column -> the record; SOAP+REST has one record per protocol.
-  std::vector<std::string> shapes, columns;
-  std::map<std::pair<std::string, std::string>, std::vector<const RunRecord*>> cells;
+  // The paper's columns: each protocol alone, then each during the
+  // simultaneous run; one row per clients x calls shape.
+  std::vector<std::string> shapes;
+  std::map<std::pair<std::string, std::string>, const RunRecord*> cells;
+  std::uint64_t n_min = ~std::uint64_t{0}, n_max = 0;
   for (const auto& r : records) {
     if (r.experiment != "E7") continue;
     if (std::find(shapes.begin(), shapes.end(), r.shape) == shapes.end()) shapes.push_back(r.shape);
-    const std::string column =
-        r.column + (r.column.find('+') != std::string::npos
-                        ? " (" + r.run.label.substr(0, r.run.label.find(' ')) + ")"
-                        : "");
-    if (std::find(columns.begin(), columns.end(), column) == columns.end())
-      columns.push_back(column);
-    cells[{r.shape, column}].push_back(&r);
+    const bool rest = r.run.label.starts_with("beast/");
+    const bool simultaneous = r.column.find('+') != std::string::npos;
+    const std::string column = std::string(rest ? "REST" : "SOAP") +
+                               (simultaneous ? (rest ? " w/ SOAP" : " w/ REST") : "");
+    cells[{r.shape, column}] = &r;
+    n_min = std::min(n_min, r.run.tally.latency.count());
+    n_max = std::max(n_max, r.run.tally.latency.count());
   }
-  std::fprintf(out, "\nE7: primes(100000), threads x requests per thread; times in ms\n");
-  for (const auto& column : columns) {
-    std::fprintf(out, "\n%s\n%-8s %5s %9s %9s %9s %9s %12s %6s\n", column.c_str(), "shape", "n",
-                 "average", "min", "max", "std dev", "cpu/request", "errors");
+  if (shapes.empty()) return;
+  const std::vector<std::string> columns = {"REST", "SOAP", "REST w/ SOAP", "SOAP w/ REST"};
+  using Figure = std::function<double(const RunRecord&)>;
+  const std::vector<std::pair<std::string, Figure>> tables = {
+      {"average (ms)", [](const RunRecord& r) { return ms(r.run.tally.latency.mean()); }},
+      {"min (ms)",
+       [](const RunRecord& r) { return ms(static_cast<double>(r.run.tally.latency.min())); }},
+      {"max (ms)",
+       [](const RunRecord& r) { return ms(static_cast<double>(r.run.tally.latency.max())); }},
+      {"standard deviation (ms)",
+       [](const RunRecord& r) { return ms(r.run.tally.latency.stddev()); }},
+      {"server CPU per request (ms)", [](const RunRecord& r) { return cpu_ms_per_request(r); }},
+      {"failed calls",
+       [](const RunRecord& r) { return static_cast<double>(r.run.tally.failed()); }},
+  };
+  const std::string n =
+      n_min == n_max ? std::to_string(n_min) : std::to_string(n_min) + "-" + std::to_string(n_max);
+  std::fprintf(out,
+               "\nE7: primes(100000), shape = threads x requests per thread; n = %s successful "
+               "calls per cell\n",
+               n.c_str());
+  for (const auto& [title, figure] : tables) {
+    std::fprintf(out, "\n%-28s", title.c_str());
+    for (const auto& column : columns) std::fprintf(out, " %13s", column.c_str());
+    std::fprintf(out, "\n");
     for (const auto& shape : shapes) {
-      const auto it = cells.find({shape, column});
-      if (it == cells.end()) continue;
-      for (const RunRecord* r : it->second) {
-        const auto& h = r->run.tally.latency;
-        std::fprintf(out, "%-8s %5llu %s %s %s %s %s %6llu\n", shape.c_str(),
-                     static_cast<unsigned long long>(h.count()), cell(ms(h.mean()), 9, 2).c_str(),
-                     cell(ms(static_cast<double>(h.min())), 9, 2).c_str(),
-                     cell(ms(static_cast<double>(h.max())), 9, 2).c_str(),
-                     cell(ms(h.stddev()), 9, 2).c_str(),
-                     cell(cpu_ms_per_request(*r), 12, 3).c_str(),
-                     static_cast<unsigned long long>(r->run.tally.failed()));
+      std::fprintf(out, "%-28s", shape.c_str());
+      for (const auto& column : columns) {
+        const auto it = cells.find({shape, column});
+        std::fprintf(out, " %s",
+                     cell(it == cells.end() ? kNotReported : figure(*it->second), 13, 2).c_str());
       }
+      std::fprintf(out, "\n");
     }
   }
 }

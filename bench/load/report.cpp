@@ -36,10 +36,20 @@ std::string errors_text(const Tally& t) {
   return text.empty() ? "0" : text;
 }
 
-// CPU milliseconds the server spent per successful request.
+// CPU milliseconds the server spent per call made (failed ones included:
+// a late reply was still the server's work).
 double cpu_ms_per_request(const RunRecord& r) {
-  if (!r.server || r.run.tally.ok == 0) return kNotReported;
-  return r.server->cpu_s * 1e3 / static_cast<double>(r.run.tally.ok);
+  const std::uint64_t calls = r.run.tally.ok + r.run.tally.failed();
+  if (!r.server || calls == 0) return kNotReported;
+  return r.server->cpu_s * 1e3 / static_cast<double>(calls);
+}
+
+// min and max of an empty histogram are not 0: not reported.
+double min_ms(const Histogram& h) {
+  return h.count() == 0 ? kNotReported : ms(static_cast<double>(h.min()));
+}
+double max_ms(const Histogram& h) {
+  return h.count() == 0 ? kNotReported : ms(static_cast<double>(h.max()));
 }
 
 }  // namespace
@@ -55,8 +65,7 @@ void print_runs(std::FILE* out, const std::vector<RunRecord>& records) {
                  static_cast<unsigned long long>(h.count()),
                  cell(ms(h.percentile(50)), 8, 3).c_str(), cell(ms(h.percentile(90)), 8, 3).c_str(),
                  cell(ms(h.percentile(99)), 8, 3).c_str(),
-                 cell(ms(h.percentile(99.9)), 8, 3).c_str(),
-                 cell(ms(static_cast<double>(h.max())), 8, 3).c_str(),
+                 cell(ms(h.percentile(99.9)), 8, 3).c_str(), cell(max_ms(h), 8, 3).c_str(),
                  errors_text(r.run.tally).c_str(), cell(r.driver_cpu_ms_per_call, 8, 4).c_str());
     if (r.server)
       std::fprintf(out, " %s ms %4.1f/%4.1f\n", cell(cpu_ms_per_request(r), 6, 3).c_str(),
@@ -72,7 +81,7 @@ void print_runs(std::FILE* out, const std::vector<RunRecord>& records) {
   std::fprintf(
       out,
       "(percentiles: nearest rank over n successful calls, - where n is too small; drv cpu, "
-      "srv cpu: driver's and server's user+system ms per call; rss: server steady/peak MB)\n");
+      "srv cpu: driver's and server's user+system ms per call made; rss: server steady/peak MB)\n");
 }
 
 void print_e7(std::FILE* out, const std::vector<RunRecord>& records) {
@@ -97,13 +106,11 @@ void print_e7(std::FILE* out, const std::vector<RunRecord>& records) {
   using Figure = std::function<double(const RunRecord&)>;
   const std::vector<std::pair<std::string, Figure>> tables = {
       {"average (ms)", [](const RunRecord& r) { return ms(r.run.tally.latency.mean()); }},
-      {"min (ms)",
-       [](const RunRecord& r) { return ms(static_cast<double>(r.run.tally.latency.min())); }},
-      {"max (ms)",
-       [](const RunRecord& r) { return ms(static_cast<double>(r.run.tally.latency.max())); }},
+      {"min (ms)", [](const RunRecord& r) { return min_ms(r.run.tally.latency); }},
+      {"max (ms)", [](const RunRecord& r) { return max_ms(r.run.tally.latency); }},
       {"standard deviation (ms)",
        [](const RunRecord& r) { return ms(r.run.tally.latency.stddev()); }},
-      {"server CPU per request (ms)", [](const RunRecord& r) { return cpu_ms_per_request(r); }},
+      {"server CPU per call (ms)", [](const RunRecord& r) { return cpu_ms_per_request(r); }},
       {"failed calls",
        [](const RunRecord& r) { return static_cast<double>(r.run.tally.failed()); }},
   };
@@ -182,8 +189,8 @@ std::string write_json(const std::filesystem::path& file, const ContextPairs& co
       w.StartObject();
       number("mean", ms(h.mean()));
       number("stddev", ms(h.stddev()));
-      number("min", ms(static_cast<double>(h.min())));
-      number("max", ms(static_cast<double>(h.max())));
+      number("min", min_ms(h));
+      number("max", max_ms(h));
       for (const double p : {50.0, 90.0, 99.0, 99.9}) {
         const std::string key = "p" + std::string(p == 99.9 ? "99.9" : std::to_string(int(p)));
         number(key.c_str(), ms(h.percentile(p)));

@@ -104,15 +104,20 @@ void print_e7(std::FILE* out, const std::vector<RunRecord>& records) {
   if (shapes.empty()) return;
   const std::vector<std::string> columns = {"REST", "SOAP", "REST w/ SOAP", "SOAP w/ REST"};
   using Figure = std::function<double(const RunRecord&)>;
-  const std::vector<std::pair<std::string, Figure>> tables = {
+  struct Table {
+    std::string title;
+    Figure figure;
+    int decimals = 2;
+  };
+  const std::vector<Table> tables = {
       {"average (ms)", [](const RunRecord& r) { return ms(r.run.tally.latency.mean()); }},
       {"min (ms)", [](const RunRecord& r) { return min_ms(r.run.tally.latency); }},
       {"max (ms)", [](const RunRecord& r) { return max_ms(r.run.tally.latency); }},
       {"standard deviation (ms)",
        [](const RunRecord& r) { return ms(r.run.tally.latency.stddev()); }},
       {"server CPU per call (ms)", [](const RunRecord& r) { return cpu_ms_per_request(r); }},
-      {"failed calls",
-       [](const RunRecord& r) { return static_cast<double>(r.run.tally.failed()); }},
+      {"failed calls", [](const RunRecord& r) { return static_cast<double>(r.run.tally.failed()); },
+       0},
   };
   const std::string n =
       n_min == n_max ? std::to_string(n_min) : std::to_string(n_min) + "-" + std::to_string(n_max);
@@ -120,7 +125,7 @@ void print_e7(std::FILE* out, const std::vector<RunRecord>& records) {
                "\nE7: primes(100000), shape = threads x requests per thread; n = %s successful "
                "calls per cell\n",
                n.c_str());
-  for (const auto& [title, figure] : tables) {
+  for (const auto& [title, figure, decimals] : tables) {
     std::fprintf(out, "\n%-28s", title.c_str());
     for (const auto& column : columns) std::fprintf(out, " %13s", column.c_str());
     std::fprintf(out, "\n");
@@ -128,8 +133,9 @@ void print_e7(std::FILE* out, const std::vector<RunRecord>& records) {
       std::fprintf(out, "%-28s", shape.c_str());
       for (const auto& column : columns) {
         const auto it = cells.find({shape, column});
-        std::fprintf(out, " %s",
-                     cell(it == cells.end() ? kNotReported : figure(*it->second), 13, 2).c_str());
+        std::fprintf(
+            out, " %s",
+            cell(it == cells.end() ? kNotReported : figure(*it->second), 13, decimals).c_str());
       }
       std::fprintf(out, "\n");
     }

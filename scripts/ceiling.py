@@ -160,6 +160,8 @@ def driver(build, op, connections, duration, work):
 
 
 def main():
+    # SIGTERM unwinds like Ctrl-C, so the servers started here are stopped.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--build", default=os.path.join(ROOT, "build", "release"))
     parser.add_argument("--duration", type=int, default=5, help="seconds per wrk or driver run")

@@ -40,6 +40,10 @@ for r in runs:
     assert r["mode"] == "mixed" and r["n"] == 10, r
     assert sum(r["errors"].values()) == 0, r["errors"]
     assert r["server"]["rss_peak_kb"] > 0 and r["server"]["samples"] >= 2, r["server"]
+    series = r["server_samples"]
+    assert len(series) == r["server"]["samples"], series
+    assert all(a[0] <= b[0] and a[1] <= b[1] for a, b in zip(series, series[1:])), series
+    assert max(s[2] for s in series) == r["server"]["rss_peak_kb"], series
     assert r["latency_ms"]["min"] <= r["latency_ms"]["p50"] <= r["latency_ms"]["max"], r
 print("ok: the JSON holds the context, both targets and their servers' figures")
 PY

@@ -183,8 +183,10 @@ std::vector<RunRecord> sampled_run(const Options& o, const std::vector<std::stri
     record.rate = spec.rate;
     record.placement = cpus.describe();
     const std::size_t server_index = t - (o.echo_bytes > 0 ? 1 : 0);
-    if (t >= (o.echo_bytes > 0 ? 1u : 0u) && samplers[server_index])
-      record.server = server_figures(samplers[server_index]->finish());
+    if (t >= (o.echo_bytes > 0 ? 1u : 0u) && samplers[server_index]) {
+      record.server_samples = samplers[server_index]->finish();
+      record.server = server_figures(record.server_samples);
+    }
     label(record, t);
     records.push_back(std::move(record));
   }

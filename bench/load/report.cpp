@@ -241,6 +241,18 @@ std::string write_json(const std::filesystem::path& file, const ContextPairs& co
         w.Key("samples");
         w.Uint64(r.server->samples);
         w.EndObject();
+        // Every 100 ms: seconds since sampling began, CPU seconds so far,
+        // resident KB.
+        w.Key("server_samples");
+        w.StartArray();
+        for (const auto& sample : r.server_samples) {
+          w.StartArray();
+          w.Double(sample.t_s);
+          w.Double(sample.usage.cpu_s);
+          w.Uint64(sample.usage.rss_kb);
+          w.EndArray();
+        }
+        w.EndArray();
       }
       w.EndObject();
     }

@@ -24,7 +24,9 @@ struct RunRecord {
   double rate = 0;
   RunResult run;
   std::optional<ServerFigures> server;  // when the driver started the server
-  std::string placement;                // "driver cpu 0, server cpu 1"
+  // The server's samples, for CPU and RSS over time (a ramp's figures).
+  std::vector<UsageSampler::Sample> server_samples;
+  std::string placement;  // "driver cpu 0, server cpu 1"
   // The driver process's user+system CPU per call, over all its targets
   // (with --echo, the echo threads' too: they run in the driver).
   double driver_cpu_ms_per_call = 0;

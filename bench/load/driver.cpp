@@ -6,6 +6,7 @@
 #include <cmath>
 #include <mutex>
 #include <random>
+#include <system_error>
 #include <thread>
 
 #include "common/clock.h"
@@ -238,22 +239,33 @@ std::vector<RunResult> run_load(const std::vector<Target>& targets, const LoadSp
       loops.push_back(std::make_unique<ClientLoop>(targets[t], spec, stop,
                                                    spec.seed * 1000003 + t * 65537 + c, c));
   const std::optional<int> cpu = spec.client_cpu;
-  for (auto& loop : loops) {
-    running.fetch_add(1);
-    threads.emplace_back([&loop, &running, &go, &start, &end, cpu] {
-      pin_current_thread(cpu);
-      while (!go.load()) std::this_thread::sleep_for(std::chrono::microseconds(200));
-      loop->run(start, end);
-      running.fetch_sub(1);
-    });
+  try {
+    for (auto& loop : loops) {
+      threads.emplace_back([&loop, &running, &go, &start, &end, cpu] {
+        pin_current_thread(cpu);
+        while (!go.load()) std::this_thread::sleep_for(std::chrono::microseconds(200));
+        loop->run(start, end);
+        running.fetch_sub(1);
+      });
+      running.fetch_add(1);
+    }
+  } catch (const std::system_error& e) {
+    // Out of threads (a client count beyond the process's limits): the
+    // clients started so far leave without calling.
+    stop = true;
+    go = true;
+    for (auto& thread : threads) thread.join();
+    throw std::runtime_error("cannot start " + std::to_string(loops.size()) +
+                             " client threads: " + e.what());
   }
   start = Clock::now() + std::chrono::milliseconds(5);
   end = start + spec.max_time;
   if (spec.duration.count() > 0) end = std::min(end, start + spec.duration);
   go = true;
-  // Past the hard bound plus one timeout, calls still blocked are stuck.
+  // A timeout past the run's end (its duration, or the hard bound), calls
+  // still in progress are stuck.
   bool overran = false;
-  const auto stuck_after = start + spec.max_time + spec.timeout;
+  const auto stuck_after = end + spec.timeout;
   while (running.load() > 0) {
     if (Clock::now() >= start + spec.max_time) stop = true;
     if (Clock::now() >= stuck_after && !overran) {

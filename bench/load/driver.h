@@ -76,9 +76,9 @@ struct LoadSpec {
   std::chrono::milliseconds timeout{5000};
   // Ramp: client i starts at i * ramp_interval (0: all at once).
   std::chrono::milliseconds ramp_interval{0};
-  // The run's hard bound: past it no call starts, and `on_overrun` (e.g.
+  // The run's hard bound: past it no call starts. `on_overrun` (e.g.
   // stopping the server) runs if a client is still in a call a timeout
-  // later.
+  // after the run's end (its duration, or this bound).
   std::chrono::milliseconds max_time{120'000};
   std::function<void()> on_overrun;
   std::optional<int> client_cpu;  // every client thread pinned here

@@ -24,6 +24,7 @@ refused 1 "does not carry codec" --load gsoap/json -n 1
 refused 1 "unknown experiment" --experiment E99
 refused 1 "needs a request count or a duration" --load beast/json
 refused 1 "not a count" --load beast/json --op primes:many -n 1
+refused 1 "clients must be 1 to 10000" --load beast/json -c 5000000 -n 1
 
 "$load" --load beast/json --load xmlrpc-c/xmlrpc -c 2 -n 5 --op echo:ints/200 \
   --out "$out/run.json" >"$out/table.txt" || fail "the run exited $?: $(cat "$out/table.txt")"

@@ -223,7 +223,9 @@ Target echo_target(std::size_t bytes, std::optional<int> server_cpu) {
 }
 
 std::vector<RunResult> run_load(const std::vector<Target>& targets, const LoadSpec& spec) {
-  if (spec.clients < 1) throw std::invalid_argument("clients must be at least 1");
+  if (spec.clients < 1 || spec.clients > kMaxClients)
+    throw std::invalid_argument("clients must be 1 to " + std::to_string(kMaxClients) + ", not " +
+                                std::to_string(spec.clients));
   if (spec.requests_per_client == 0 && spec.duration.count() <= 0)
     throw std::invalid_argument("a run needs a request count or a duration");
   if (spec.arrivals != Arrivals::closed && (spec.rate <= 0 || spec.duration.count() <= 0))

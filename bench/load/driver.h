@@ -64,6 +64,10 @@ Target echo_target(std::size_t bytes, std::optional<int> server_cpu);
 
 enum class Arrivals { closed, constant, poisson };
 
+// Each client is a thread with a 60 KB histogram of its own: beyond this
+// many per target a run is refused rather than exhausting the machine.
+inline constexpr int kMaxClients = 10'000;
+
 struct LoadSpec {
   int clients = 1;  // per target
   // Stops each client after this many calls (0: no count) and the run

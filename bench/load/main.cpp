@@ -258,6 +258,9 @@ std::vector<RunRecord> run_plain(const Options& o, const Cpus& cpus) {
   if (std::sscanf(o.search.c_str(), "%d:%d:%d", &first, &step, &last) != 3 || first < 1 ||
       step < 1 || last < first)
     throw std::invalid_argument("--search takes FIRST:STEP:LAST, e.g. 1:4:64");
+  if (last > kMaxClients)
+    throw std::invalid_argument("--search goes to at most " + std::to_string(kMaxClients) +
+                                " clients");
   std::vector<RunRecord> records;
   int max_clean = 0;
   for (int clients = first; clients <= last; clients += step) {

@@ -109,9 +109,25 @@ http {{
         wait_listening(self.port)
         self.url = f"http://127.0.0.1:{self.port}"
 
+    def pids(self):
+        """The master and its workers."""
+        children = subprocess.run(["pgrep", "-P", str(self.process.pid)], capture_output=True,
+                                  text=True).stdout.split()
+        return [self.process.pid] + [int(c) for c in children]
+
     def close(self):
         stop(self.process)
         shutil.rmtree(self.dir, ignore_errors=True)
+
+
+def cpu_seconds(pids):
+    """User + system CPU of these processes so far (/proc/<pid>/stat)."""
+    ticks = 0
+    for pid in pids:
+        with open(f"/proc/{pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        ticks += int(fields[11]) + int(fields[12])
+    return ticks / os.sysconf("SC_CLK_TCK")
 
 
 WRK_ERRORS = re.compile(r"Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)")
@@ -125,19 +141,27 @@ def check_ping(url):
         raise RuntimeError(f"{url}/ping answered {reply.status} {body!r}, not {PING_BODY!r}")
 
 
-def wrk(url, connections, duration, cpu, threads, script=None):
+def wrk(url, connections, duration, cpu, threads, server_pids, script=None):
     argv = ["wrk", f"-t{min(threads, connections)}", f"-c{connections}", f"-d{duration}s",
             "--timeout", "2s"]
     if script:
         argv += ["-s", script]
+    cpu_before = cpu_seconds(server_pids)
     out = subprocess.run(pinned(cpu, argv + [url]), capture_output=True, text=True,
                          timeout=duration + 30, check=True).stdout
+    server_cpu_s = cpu_seconds(server_pids) - cpu_before
     rate = re.search(r"Requests/sec:\s+([\d.]+)", out)
+    total = re.search(r"(\d+) requests in", out)
     errors = WRK_ERRORS.search(out)
     non2xx = re.search(r"Non-2xx or 3xx responses: (\d+)", out)
     result = {"requests_per_s": float(rate.group(1)) if rate else 0.0,
               "connect_errors": 0, "read_errors": 0, "write_errors": 0, "timeouts": 0,
-              "non_2xx": int(non2xx.group(1)) if non2xx else 0}
+              "non_2xx": int(non2xx.group(1)) if non2xx else 0,
+              "requests": int(total.group(1)) if total else 0, "server_cpu_s": server_cpu_s}
+    # The server's CPU per request: unlike throughput, it does not depend on
+    # how much of a shared vCPU the server won.
+    result["server_cpu_us_per_request"] = (server_cpu_s * 1e6 / result["requests"]
+                                           if result["requests"] else 0.0)
     if errors:
         for key, value in zip(("connect_errors", "read_errors", "write_errors", "timeouts"),
                               errors.groups()):
@@ -204,7 +228,8 @@ def main():
                 # As many wrk threads as driver clients: on a shared vCPU the
                 # scheduler gives each thread its share, so equal thread counts
                 # get equal CPU.
-                by_wrk = wrk(beast.url + path, c, args.duration, client_cpu, c, script)
+                by_wrk = wrk(beast.url + path, c, args.duration, client_cpu, c,
+                             [beast.process.pid], script)
                 by_driver = driver(args.build, op, c, args.duration, work)
                 ratio = by_driver["requests_per_s"] / by_wrk["requests_per_s"]
                 report["agreement"].append({"operation": name, "connections": c, "wrk": by_wrk,
@@ -212,8 +237,10 @@ def main():
         nginx = Nginx(server_cpu)
         check_ping(nginx.url)
         for c in [int(x) for x in args.concurrency.split(",") if x]:
-            n = wrk(nginx.url + "/ping", c, args.duration, client_cpu, args.wrk_threads)
-            b = wrk(beast.url + "/ping", c, args.duration, client_cpu, args.wrk_threads)
+            n = wrk(nginx.url + "/ping", c, args.duration, client_cpu, args.wrk_threads,
+                    nginx.pids())
+            b = wrk(beast.url + "/ping", c, args.duration, client_cpu, args.wrk_threads,
+                    [beast.process.pid])
             report["ceiling"].append({"connections": c, "nginx": n, "beast": b,
                                       "beast_over_nginx": b["requests_per_s"] / n["requests_per_s"]
                                       if n["requests_per_s"] else 0.0})
@@ -236,12 +263,13 @@ def main():
               f"{a['driver']['driver_cpu_ms_per_call']:>12.4f}")
     print("\nnginx (static 15 B) and Beast /ping under wrk (req/s)")
     print(f"{'c':>6}{'nginx':>10}{'beast':>10}{'beast/nginx':>13}{'nginx err/to':>14}"
-          f"{'beast err/to':>14}")
+          f"{'beast err/to':>14}{'cpu us/req n/b':>18}")
     for r in report["ceiling"]:
         n, b = r["nginx"], r["beast"]
         print(f"{r['connections']:>6}{n['requests_per_s']:>10.0f}{b['requests_per_s']:>10.0f}"
               f"{r['beast_over_nginx']:>13.2f}{str(n['errors']) + '/' + str(n['timeouts']):>14}"
-              f"{str(b['errors']) + '/' + str(b['timeouts']):>14}")
+              f"{str(b['errors']) + '/' + str(b['timeouts']):>14}"
+              f"{n['server_cpu_us_per_request']:>10.1f}/{b['server_cpu_us_per_request']:<7.1f}")
     if args.out:
         with open(args.out, "w") as f:
             json.dump(report, f, indent=1)

@@ -10,6 +10,7 @@ WSBENCH_PACKAGES=(
   rapidjson-dev libxml2-dev libprotobuf-dev protobuf-compiler libssl-dev
   libbenchmark-dev libgtest-dev valgrind
   python3-zeep
+  wrk nginx-light
 )
 
 # wsbench_ensure_packages [extra packages...]

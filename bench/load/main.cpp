@@ -1,0 +1,377 @@
+// wsbench-load: many clients calling one or two stacks at once (closed or
+// open loop, ramp, search for the most clients served), with the server as
+// a child process whose CPU and memory are sampled; --experiment E7 runs
+// the concurrency experiment. --help lists the options.
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <boost/program_options.hpp>
+#include <cstdio>
+#include <ctime>
+#include <filesystem>
+#include <iostream>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/phases.h"
+#include "common/placement.h"
+#include "harness/environment.h"
+#include "load/driver.h"
+#include "load/report.h"
+#include "load/server_process.h"
+
+namespace po = boost::program_options;
+namespace fs = std::filesystem;
+using namespace wsb::load;
+
+namespace {
+
+struct Options {
+  std::vector<std::string> loads;  // STACK/CODEC
+  std::vector<std::string> targets;
+  std::string operation = "ping";
+  std::string experiment;
+  std::string arrivals = "closed";
+  std::string placement = "split";
+  std::string search;
+  std::string out;
+  std::string server_binary;
+  int clients = 1;
+  std::uint64_t requests = 0;
+  double duration_s = 0;
+  double rate = 0;
+  double ramp_every_s = 0;
+  int ramp_to = 0;
+  int timeout_ms = 0;  // 0: the mode's default
+  double max_time_s = 120;
+  int repeat = 3;
+  std::size_t echo_bytes = 0;
+};
+
+const std::pair<int, int> kE7Shapes[] = {{10, 4}, {40, 1}, {20, 2}};
+
+// Where placement puts the driver's clients and the servers.
+struct Cpus {
+  std::optional<int> clients, server;
+  std::string describe() const {
+    auto name = [](const std::optional<int>& cpu) {
+      return cpu ? "cpu " + std::to_string(*cpu) : std::string("unpinned");
+    };
+    return "driver " + name(clients) + ", server " + name(server);
+  }
+};
+
+double process_cpu_s() {
+  rusage usage{};
+  ::getrusage(RUSAGE_SELF, &usage);
+  auto seconds = [](const timeval& tv) {
+    return static_cast<double>(tv.tv_sec) + tv.tv_usec * 1e-6;
+  };
+  return seconds(usage.ru_utime) + seconds(usage.ru_stime);
+}
+
+fs::path default_server_binary() {
+  std::error_code ec;
+  const fs::path self = fs::read_symlink("/proc/self/exe", ec);
+  return ec ? fs::path("wsbench-server") : self.parent_path() / "wsbench-server";
+}
+
+// The servers a set of stacks needs: one child process per target (each
+// protocol's CPU and memory its own), or the endpoints given by --target.
+class Servers {
+ public:
+  Servers(const Options& o, const std::vector<std::string>& stacks, const Cpus& cpus) {
+    for (const auto& text : o.targets) {
+      auto [stack, endpoint] = wsb::parse_stack_endpoint(text);
+      remote_[stack] = endpoint;
+    }
+    const fs::path binary =
+        o.server_binary.empty() ? default_server_binary() : fs::path(o.server_binary);
+    for (const auto& stack : stacks) {
+      if (remote_.count(stack) != 0) {
+        processes_.push_back(nullptr);
+        continue;
+      }
+      processes_.push_back(
+          std::make_unique<ServerProcess>(binary, std::vector{stack}, cpus.server));
+    }
+  }
+  wsb::Endpoint endpoint(std::size_t i, const std::string& stack) const {
+    return processes_[i] ? processes_[i]->endpoint(stack) : remote_.at(stack);
+  }
+  ServerProcess* process(std::size_t i) const { return processes_[i].get(); }
+  void kill_all() {
+    for (auto& p : processes_)
+      if (p) p->kill_now();
+  }
+
+ private:
+  std::map<std::string, wsb::Endpoint> remote_;
+  std::vector<std::unique_ptr<ServerProcess>> processes_;
+};
+
+std::pair<std::string, std::string> split_load(const std::string& text) {
+  const auto slash = text.find('/');
+  if (slash == std::string::npos)
+    throw std::invalid_argument("--load takes STACK/CODEC (beast/json), not '" + text + "'");
+  return {text.substr(0, slash), text.substr(slash + 1)};
+}
+
+// One verified call per target before anything is timed.
+void verify(const std::vector<Target>& targets) {
+  for (const auto& target : targets) {
+    try {
+      target.connect()->call();
+    } catch (const std::exception& e) {
+      throw std::runtime_error("verification failed for " + target.label + ": " + e.what());
+    }
+  }
+}
+
+// Runs `spec` on every load, with the servers sampled; one record per load.
+std::vector<RunRecord> sampled_run(const Options& o, const std::vector<std::string>& loads,
+                                   LoadSpec spec, const Cpus& cpus, int repeat,
+                                   const std::function<void(RunRecord&, std::size_t)>& label) {
+  std::vector<std::string> stacks;
+  for (const auto& l : loads) stacks.push_back(split_load(l).first);
+  Servers servers(o, stacks, cpus);
+  const auto operation = parse_operation(o.operation);
+  std::vector<Target> targets;
+  if (o.echo_bytes > 0) targets.push_back(echo_target(o.echo_bytes, cpus.server));
+  for (std::size_t i = 0; i < loads.size(); ++i) {
+    const auto [stack, codec] = split_load(loads[i]);
+    targets.push_back(stack_target(stack, codec, servers.endpoint(i, stack), operation));
+  }
+  verify(targets);
+  spec.on_overrun = [&servers] { servers.kill_all(); };
+  spec.client_cpu = cpus.clients;
+  std::vector<std::unique_ptr<UsageSampler>> samplers;
+  for (std::size_t i = 0; i < loads.size(); ++i)
+    samplers.push_back(servers.process(i)
+                           ? std::make_unique<UsageSampler>(servers.process(i)->pid(),
+                                                            std::chrono::milliseconds(100))
+                           : nullptr);
+  std::vector<RunResult> merged;
+  const double driver_cpu_before = process_cpu_s();
+  for (int r = 0; r < repeat; ++r) {
+    spec.seed = static_cast<std::uint64_t>(r + 1);
+    auto results = run_load(targets, spec);
+    if (merged.empty()) {
+      merged = std::move(results);
+      continue;
+    }
+    for (std::size_t t = 0; t < results.size(); ++t) {
+      merged[t].tally.merge(results[t].tally);
+      merged[t].elapsed_s += results[t].elapsed_s;
+      merged[t].overran = merged[t].overran || results[t].overran;
+    }
+  }
+  // The driver's own CPU (its clients' calls, verification, bookkeeping),
+  // per call over every target of the run.
+  const double driver_cpu_s = process_cpu_s() - driver_cpu_before;
+  std::uint64_t calls = 0;
+  for (const auto& r : merged) calls += r.tally.ok + r.tally.failed();
+  std::vector<RunRecord> records;
+  for (std::size_t t = 0; t < merged.size(); ++t) {
+    RunRecord record;
+    record.driver_cpu_ms_per_call = calls > 0 ? driver_cpu_s * 1e3 / static_cast<double>(calls) : 0;
+    record.run = std::move(merged[t]);
+    record.requests_per_client = spec.requests_per_client;
+    record.rate = spec.rate;
+    record.placement = cpus.describe();
+    const std::size_t server_index = t - (o.echo_bytes > 0 ? 1 : 0);
+    if (t >= (o.echo_bytes > 0 ? 1u : 0u) && samplers[server_index]) {
+      record.server_samples = samplers[server_index]->finish();
+      record.server = server_figures(record.server_samples);
+    }
+    label(record, t);
+    records.push_back(std::move(record));
+  }
+  return records;
+}
+
+std::vector<RunRecord> run_e7(Options o, const Cpus& cpus) {
+  o.operation = "primes:100000";
+  o.echo_bytes = 0;
+  const std::vector<std::pair<std::string, std::vector<std::string>>> columns = {
+      {"SOAP", {"gsoap/soap"}},
+      {"REST", {"beast/json"}},
+      {"SOAP+REST", {"gsoap/soap", "beast/json"}}};
+  std::vector<RunRecord> records;
+  for (const auto& [column, loads] : columns) {
+    for (const auto& [threads, calls] : kE7Shapes) {
+      LoadSpec spec;
+      spec.clients = threads;
+      spec.requests_per_client = static_cast<std::uint64_t>(calls);
+      // 40 primes(100000) calls queue on one server vCPU for seconds (the
+      // paper saw 30-260 s under Java): a 5 s timeout would hide the very
+      // latency E7 measures.
+      spec.timeout = std::chrono::milliseconds(o.timeout_ms > 0 ? o.timeout_ms : 60'000);
+      spec.max_time = std::chrono::milliseconds(static_cast<long>(o.max_time_s * 1000));
+      const std::string shape = std::to_string(threads) + "x" + std::to_string(calls);
+      auto cell = sampled_run(o, loads, spec, cpus, o.repeat, [&](RunRecord& r, std::size_t) {
+        r.experiment = "E7";
+        r.column = column;
+        r.shape = shape;
+        r.mode = loads.size() > 1 ? "mixed" : "closed";
+      });
+      for (auto& r : cell) records.push_back(std::move(r));
+    }
+  }
+  return records;
+}
+
+std::vector<RunRecord> run_plain(const Options& o, const Cpus& cpus) {
+  LoadSpec spec;
+  spec.clients = o.clients;
+  spec.requests_per_client = o.requests;
+  spec.duration = std::chrono::milliseconds(static_cast<long>(o.duration_s * 1000));
+  spec.rate = o.rate;
+  spec.timeout = std::chrono::milliseconds(o.timeout_ms > 0 ? o.timeout_ms : 5000);
+  spec.max_time = std::chrono::milliseconds(static_cast<long>(o.max_time_s * 1000));
+  if (o.arrivals == "poisson")
+    spec.arrivals = Arrivals::poisson;
+  else if (o.arrivals == "constant")
+    spec.arrivals = Arrivals::constant;
+  else if (o.arrivals != "closed")
+    throw std::invalid_argument("--arrivals takes closed, constant or poisson");
+  std::string mode = o.arrivals == "closed" ? "closed" : "open-" + o.arrivals;
+  if (o.ramp_to > 0) {
+    // One more client every interval up to ramp_to, all running to the end.
+    spec.clients = o.ramp_to;
+    spec.ramp_interval = std::chrono::milliseconds(static_cast<long>(o.ramp_every_s * 1000));
+    if (spec.duration.count() == 0) spec.duration = spec.ramp_interval * o.ramp_to;
+    mode = "ramp";
+  }
+  if (o.loads.size() > 1) mode = "mixed";
+  const auto label = [&](RunRecord& r, std::size_t) {
+    r.mode = mode;
+    r.shape = "c=" + std::to_string(r.run.clients);
+  };
+  if (o.search.empty()) return sampled_run(o, o.loads, spec, cpus, 1, label);
+
+  // FIRST:STEP:LAST; each step a fresh server, so one failure cannot leak.
+  int first = 0, step = 0, last = 0;
+  if (std::sscanf(o.search.c_str(), "%d:%d:%d", &first, &step, &last) != 3 || first < 1 ||
+      step < 1 || last < first)
+    throw std::invalid_argument("--search takes FIRST:STEP:LAST, e.g. 1:4:64");
+  if (last > kMaxClients)
+    throw std::invalid_argument("--search goes to at most " + std::to_string(kMaxClients) +
+                                " clients");
+  std::vector<RunRecord> records;
+  int max_clean = 0;
+  for (int clients = first; clients <= last; clients += step) {
+    spec.clients = clients;
+    auto step_records = sampled_run(o, o.loads, spec, cpus, 1, [&](RunRecord& r, std::size_t) {
+      r.mode = "search";
+      r.shape = "c=" + std::to_string(clients);
+    });
+    bool clean = true;
+    for (auto& r : step_records) {
+      clean = clean && r.run.tally.failed() == 0;
+      records.push_back(std::move(r));
+    }
+    if (!clean) break;
+    max_clean = clients;
+  }
+  std::printf("search: the most clients served without a failed, dropped or late call: %d%s\n",
+              max_clean, max_clean == last ? " (the search's upper bound)" : "");
+  return records;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Options o;
+  po::options_description options("wsbench-load options");
+  options.add_options()("help,h", "show this help")(
+      "load", po::value(&o.loads)->composing(),
+      "STACK/CODEC to load (beast/json, gsoap/soap, xmlrpc-c/xmlrpc); twice for a mixed run")(
+      "op", po::value(&o.operation)->default_value(o.operation),
+      "operation[:argument]: ping, primes:N, echo:LABEL, get:LABEL")(
+      "clients,c", po::value(&o.clients)->default_value(o.clients),
+      "concurrent clients per load, each with its own connection")(
+      "requests,n", po::value(&o.requests)->default_value(o.requests),
+      "calls per client (closed loop), 0: until --duration")(
+      "duration,d", po::value(&o.duration_s)->default_value(o.duration_s), "seconds to run")(
+      "rate", po::value(&o.rate)->default_value(o.rate),
+      "open loop: calls per second per load (with --arrivals constant or poisson)")(
+      "arrivals", po::value(&o.arrivals)->default_value(o.arrivals), "closed, constant or poisson")(
+      "ramp-every", po::value(&o.ramp_every_s)->default_value(o.ramp_every_s),
+      "seconds between one client and the next (with --ramp-to)")(
+      "ramp-to", po::value(&o.ramp_to)->default_value(o.ramp_to), "clients at the ramp's end")(
+      "search", po::value(&o.search),
+      "FIRST:STEP:LAST: raise the clients until a call fails, report the most served")(
+      "timeout-ms", po::value(&o.timeout_ms)->default_value(o.timeout_ms),
+      "a reply later than this is a timeout (default 5000; E7: 60000)")(
+      "max-time", po::value(&o.max_time_s)->default_value(o.max_time_s),
+      "hard bound on one run, seconds")("repeat", po::value(&o.repeat)->default_value(o.repeat),
+                                        "repetitions of each E7 cell")(
+      "echo", po::value(&o.echo_bytes),
+      "BYTES: also load a raw TCP echo of this size (the driver's ceiling)")(
+      "target", po::value(&o.targets)->composing(),
+      "STACK=HOST:PORT: load a server already running there instead of starting one")(
+      "server", po::value(&o.server_binary),
+      "the wsbench-server binary (default: beside this one)")(
+      "placement", po::value(&o.placement)->default_value(o.placement),
+      "split: driver and servers on disjoint vCPUs; none: unpinned")(
+      "experiment", po::value(&o.experiment), "E7: the concurrency experiment")(
+      "out,o", po::value(&o.out), "write the runs and their context as JSON here");
+  po::variables_map vm;
+  try {
+    po::store(po::command_line_parser(argc, argv).options(options).run(), vm);
+    po::notify(vm);
+  } catch (const std::exception& e) {
+    std::cerr << "wsbench-load: " << e.what() << "\n" << options;
+    return 2;
+  }
+  if (vm.count("help")) {
+    std::cout << options;
+    return 0;
+  }
+  const std::vector<std::string> command_line(argv, argv + argc);
+  try {
+    if (o.experiment.empty() && o.loads.empty() && o.echo_bytes == 0)
+      throw std::invalid_argument(
+          "nothing to load: give --load STACK/CODEC, --echo or --experiment");
+    if (!o.experiment.empty() && o.experiment != "E7")
+      throw std::invalid_argument("unknown experiment '" + o.experiment + "' (known: E7)");
+    if (o.loads.size() > 2) throw std::invalid_argument("at most two --load at once");
+    if (o.repeat < 1) throw std::invalid_argument("--repeat must be at least 1");
+    const wsb::Placement placement = wsb::parse_placement(o.placement);
+    // "same" would put the clients on the server's vCPU: not a load test.
+    if (placement == wsb::Placement::same)
+      throw std::invalid_argument("--placement takes split or none");
+    const Cpus cpus = sysconf(_SC_NPROCESSORS_ONLN) >= 2 && placement == wsb::Placement::split
+                          ? Cpus{wsb::client_cpu(placement), wsb::server_cpu(placement)}
+                          : Cpus{};
+    wsb::set_probes_enabled(false);
+    auto context = wsb::environment(command_line);
+    context.emplace_back("load_placement", cpus.describe());
+    wsb::RunAftermath aftermath;
+    aftermath.ticks_before = wsb::read_cpu_ticks();
+    aftermath.calibration_before_ns = wsb::calibrate(wsb::kCalibrationSamples, cpus.clients);
+    const auto records = o.experiment == "E7" ? run_e7(o, cpus) : run_plain(o, cpus);
+    aftermath.calibration_after_ns = wsb::calibrate(wsb::kCalibrationSamples, cpus.clients);
+    aftermath.ticks_after = wsb::read_cpu_ticks();
+    std::printf("placement: %s\n", cpus.describe().c_str());
+    print_runs(stdout, records);
+    if (o.experiment == "E7") print_e7(stdout, records);
+    if (!o.out.empty()) {
+      if (const auto error = write_json(o.out, context, records, aftermath); !error.empty()) {
+        std::cerr << "wsbench-load: " << error << "\n";
+        return 1;
+      }
+      std::printf("wrote %s\n", o.out.c_str());
+    }
+    bool failed = false;
+    for (const auto& r : records) failed = failed || r.run.tally.failed() > 0;
+    return failed && o.search.empty() ? 3 : 0;
+  } catch (const std::exception& e) {
+    std::cerr << "wsbench-load: " << e.what() << "\n";
+    return 1;
+  }
+}

@@ -1,0 +1,267 @@
+#include "load/report.h"
+
+#include <rapidjson/ostreamwrapper.h>
+#include <rapidjson/prettywriter.h>
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <functional>
+#include <map>
+
+namespace wsb::load {
+namespace {
+
+constexpr double kNsPerMs = 1e6;
+
+double ms(double ns) { return ns / kNsPerMs; }
+
+// A figure in a fixed-width column; "-" where it is not reported.
+std::string cell(double value, int width, int decimals) {
+  char text[64];
+  if (std::isfinite(value))
+    std::snprintf(text, sizeof text, "%*.*f", width, decimals, value);
+  else
+    std::snprintf(text, sizeof text, "%*s", width, "-");
+  return text;
+}
+
+std::string errors_text(const Tally& t) {
+  std::string text;
+  for (std::size_t k = 0; k < kErrorKinds; ++k) {
+    if (t.errors[k] == 0) continue;
+    text += (text.empty() ? "" : " ") + std::string(error_kind_name(static_cast<ErrorKind>(k))) +
+            "=" + std::to_string(t.errors[k]);
+  }
+  return text.empty() ? "0" : text;
+}
+
+// CPU milliseconds the server spent per call made (failed ones included:
+// a late reply was still the server's work).
+double cpu_ms_per_request(const RunRecord& r) {
+  const std::uint64_t calls = r.run.tally.ok + r.run.tally.failed();
+  if (!r.server || calls == 0) return kNotReported;
+  return r.server->cpu_s * 1e3 / static_cast<double>(calls);
+}
+
+// min and max of an empty histogram are not 0: not reported.
+double min_ms(const Histogram& h) {
+  return h.count() == 0 ? kNotReported : ms(static_cast<double>(h.min()));
+}
+double max_ms(const Histogram& h) {
+  return h.count() == 0 ? kNotReported : ms(static_cast<double>(h.max()));
+}
+
+}  // namespace
+
+void print_runs(std::FILE* out, const std::vector<RunRecord>& records) {
+  std::fprintf(out, "%-36s %-8s %7s %9s %6s %8s %8s %8s %8s %8s  %-10s %8s %9s %9s\n", "target",
+               "mode", "shape", "req/s", "n", "p50 ms", "p90 ms", "p99 ms", "p99.9", "max ms",
+               "errors", "drv cpu", "srv cpu", "rss MB");
+  for (const auto& r : records) {
+    const auto& h = r.run.tally.latency;
+    std::fprintf(out, "%-36s %-8s %7s %9.0f %6llu %s %s %s %s %s  %-10s %s", r.run.label.c_str(),
+                 r.mode.c_str(), r.shape.c_str(), r.run.throughput(),
+                 static_cast<unsigned long long>(h.count()),
+                 cell(ms(h.percentile(50)), 8, 3).c_str(), cell(ms(h.percentile(90)), 8, 3).c_str(),
+                 cell(ms(h.percentile(99)), 8, 3).c_str(),
+                 cell(ms(h.percentile(99.9)), 8, 3).c_str(), cell(max_ms(h), 8, 3).c_str(),
+                 errors_text(r.run.tally).c_str(), cell(r.driver_cpu_ms_per_call, 8, 4).c_str());
+    if (r.server)
+      std::fprintf(out, " %s ms %4.1f/%4.1f\n", cell(cpu_ms_per_request(r), 6, 3).c_str(),
+                   static_cast<double>(r.server->steady_rss_kb) / 1024,
+                   static_cast<double>(r.server->peak_rss_kb) / 1024);
+    else
+      std::fprintf(out, " %9s %9s\n", "-", "-");
+    for (std::size_t k = 0; k < kErrorKinds; ++k)
+      if (!r.run.tally.first_error[k].empty())
+        std::fprintf(out, "    first %s: %s\n", error_kind_name(static_cast<ErrorKind>(k)),
+                     r.run.tally.first_error[k].c_str());
+  }
+  std::fprintf(
+      out,
+      "(percentiles: nearest rank over n successful calls, - where n is too small; drv cpu, "
+      "srv cpu: driver's and server's user+system ms per call made; rss: server steady/peak MB)\n");
+}
+
+void print_e7(std::FILE* out, const std::vector<RunRecord>& records) {
+  // The paper's columns: each protocol alone, then each during the
+  // simultaneous run; one row per clients x calls shape.
+  std::vector<std::string> shapes;
+  std::map<std::pair<std::string, std::string>, const RunRecord*> cells;
+  std::uint64_t n_min = ~std::uint64_t{0}, n_max = 0;
+  for (const auto& r : records) {
+    if (r.experiment != "E7") continue;
+    if (std::find(shapes.begin(), shapes.end(), r.shape) == shapes.end()) shapes.push_back(r.shape);
+    const bool rest = r.run.label.starts_with("beast/");
+    const bool simultaneous = r.column.find('+') != std::string::npos;
+    const std::string column = std::string(rest ? "REST" : "SOAP") +
+                               (simultaneous ? (rest ? " w/ SOAP" : " w/ REST") : "");
+    cells[{r.shape, column}] = &r;
+    n_min = std::min(n_min, r.run.tally.latency.count());
+    n_max = std::max(n_max, r.run.tally.latency.count());
+  }
+  if (shapes.empty()) return;
+  const std::vector<std::string> columns = {"REST", "SOAP", "REST w/ SOAP", "SOAP w/ REST"};
+  using Figure = std::function<double(const RunRecord&)>;
+  struct Table {
+    std::string title;
+    Figure figure;
+    int decimals = 2;
+  };
+  const std::vector<Table> tables = {
+      {"average (ms)", [](const RunRecord& r) { return ms(r.run.tally.latency.mean()); }},
+      {"min (ms)", [](const RunRecord& r) { return min_ms(r.run.tally.latency); }},
+      {"max (ms)", [](const RunRecord& r) { return max_ms(r.run.tally.latency); }},
+      {"standard deviation (ms)",
+       [](const RunRecord& r) { return ms(r.run.tally.latency.stddev()); }},
+      {"server CPU per call (ms)", [](const RunRecord& r) { return cpu_ms_per_request(r); }},
+      {"failed calls", [](const RunRecord& r) { return static_cast<double>(r.run.tally.failed()); },
+       0},
+  };
+  const std::string n =
+      n_min == n_max ? std::to_string(n_min) : std::to_string(n_min) + "-" + std::to_string(n_max);
+  std::fprintf(out,
+               "\nE7: primes(100000), shape = threads x requests per thread; n = %s successful "
+               "calls per cell\n",
+               n.c_str());
+  for (const auto& [title, figure, decimals] : tables) {
+    std::fprintf(out, "\n%-28s", title.c_str());
+    for (const auto& column : columns) std::fprintf(out, " %13s", column.c_str());
+    std::fprintf(out, "\n");
+    for (const auto& shape : shapes) {
+      std::fprintf(out, "%-28s", shape.c_str());
+      for (const auto& column : columns) {
+        const auto it = cells.find({shape, column});
+        std::fprintf(
+            out, " %s",
+            cell(it == cells.end() ? kNotReported : figure(*it->second), 13, decimals).c_str());
+      }
+      std::fprintf(out, "\n");
+    }
+  }
+}
+
+std::string write_json(const std::filesystem::path& file, const ContextPairs& context,
+                       const std::vector<RunRecord>& records, const RunAftermath& aftermath) {
+  {
+    std::ofstream stream(file);
+    if (!stream) return "cannot write " + file.string();
+    rapidjson::OStreamWrapper wrapper(stream);
+    rapidjson::PrettyWriter<rapidjson::OStreamWrapper> w(wrapper);
+    auto number = [&w](const char* key, double value) {
+      w.Key(key);
+      if (std::isfinite(value))
+        w.Double(value);
+      else
+        w.Null();  // not reported: too few samples
+    };
+    w.StartObject();
+    w.Key("context");
+    w.StartObject();
+    for (const auto& [key, value] : context) {
+      w.Key(key.c_str());
+      w.String(value.c_str());
+    }
+    w.EndObject();
+    w.Key("runs");
+    w.StartArray();
+    for (const auto& r : records) {
+      const auto& t = r.run.tally;
+      const auto& h = t.latency;
+      w.StartObject();
+      w.Key("experiment");
+      w.String(r.experiment.c_str());
+      w.Key("target");
+      w.String(r.run.label.c_str());
+      w.Key("mode");
+      w.String(r.mode.c_str());
+      w.Key("shape");
+      w.String(r.shape.c_str());
+      w.Key("column");
+      w.String(r.column.c_str());
+      w.Key("clients");
+      w.Int(r.run.clients);
+      w.Key("requests_per_client");
+      w.Uint64(r.requests_per_client);
+      number("rate_per_s", r.rate);
+      number("elapsed_s", r.run.elapsed_s);
+      number("throughput_per_s", r.run.throughput());
+      w.Key("n");
+      w.Uint64(h.count());
+      w.Key("overran");
+      w.Bool(r.run.overran);
+      w.Key("latency_ms");
+      w.StartObject();
+      number("mean", ms(h.mean()));
+      number("stddev", ms(h.stddev()));
+      number("min", min_ms(h));
+      number("max", max_ms(h));
+      for (const double p : {50.0, 90.0, 99.0, 99.9}) {
+        const std::string key = "p" + std::string(p == 99.9 ? "99.9" : std::to_string(int(p)));
+        number(key.c_str(), ms(h.percentile(p)));
+      }
+      w.EndObject();
+      w.Key("errors");
+      w.StartObject();
+      for (std::size_t k = 0; k < kErrorKinds; ++k) {
+        w.Key(error_kind_name(static_cast<ErrorKind>(k)));
+        w.Uint64(t.errors[k]);
+      }
+      w.EndObject();
+      w.Key("first_errors");
+      w.StartObject();
+      for (std::size_t k = 0; k < kErrorKinds; ++k) {
+        if (t.first_error[k].empty()) continue;
+        w.Key(error_kind_name(static_cast<ErrorKind>(k)));
+        w.String(t.first_error[k].c_str());
+      }
+      w.EndObject();
+      for (auto [key, series] : {std::pair{"ok_per_second", &t.ok_per_second},
+                                 std::pair{"failed_per_second", &t.failed_per_second}}) {
+        w.Key(key);
+        w.StartArray();
+        for (auto v : *series) w.Uint64(v);
+        w.EndArray();
+      }
+      w.Key("placement");
+      w.String(r.placement.c_str());
+      number("driver_cpu_ms_per_call", r.driver_cpu_ms_per_call);
+      if (r.server) {
+        w.Key("server");
+        w.StartObject();
+        number("cpu_s", r.server->cpu_s);
+        number("wall_s", r.server->wall_s);
+        number("cpu_ms_per_request", cpu_ms_per_request(r));
+        number("cpu_percent", r.server->wall_s > 0 ? 100 * r.server->cpu_s / r.server->wall_s : 0);
+        w.Key("rss_peak_kb");
+        w.Uint64(r.server->peak_rss_kb);
+        w.Key("rss_steady_kb");
+        w.Uint64(r.server->steady_rss_kb);
+        w.Key("samples");
+        w.Uint64(r.server->samples);
+        w.EndObject();
+        // Every 100 ms: seconds since sampling began, CPU seconds so far,
+        // resident KB.
+        w.Key("server_samples");
+        w.StartArray();
+        for (const auto& sample : r.server_samples) {
+          w.StartArray();
+          w.Double(sample.t_s);
+          w.Double(sample.usage.cpu_s);
+          w.Uint64(sample.usage.rss_kb);
+          w.EndArray();
+        }
+        w.EndArray();
+      }
+      w.EndObject();
+    }
+    w.EndArray();
+    w.EndObject();
+    stream << "\n";
+    if (!stream) return "cannot write " + file.string();
+  }
+  return patch_context(file, aftermath);
+}
+
+}  // namespace wsb::load

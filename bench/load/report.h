@@ -1,0 +1,49 @@
+// The load driver's results: one record per target per run, printed as
+// tables and written as JSON with the run's context (harness/environment).
+#pragma once
+
+#include <cstdio>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "harness/environment.h"
+#include "harness/stats.h"
+#include "load/driver.h"
+#include "load/server_process.h"
+
+namespace wsb::load {
+
+struct RunRecord {
+  std::string experiment;  // "E7", or "" for a plain run
+  std::string mode;        // closed, open-poisson, open-constant, ramp, search, mixed
+  std::string shape;       // "10x4": clients x calls per client, or "c=16 10s"
+  std::string column;      // the experiment's column: "SOAP", "REST", "SOAP+REST"
+  std::uint64_t requests_per_client = 0;
+  double rate = 0;
+  RunResult run;
+  std::optional<ServerFigures> server;  // when the driver started the server
+  // The server's samples, for CPU and RSS over time (a ramp's figures).
+  std::vector<UsageSampler::Sample> server_samples;
+  std::string placement;  // "driver cpu 0, server cpu 1"
+  // The driver process's user+system CPU per call, over all its targets
+  // (with --echo, the echo threads' too: they run in the driver).
+  double driver_cpu_ms_per_call = 0;
+};
+
+// One line per record: throughput, latency percentiles (ms) with n,
+// errors by kind, and the server's CPU per request and RSS.
+void print_runs(std::FILE* out, const std::vector<RunRecord>& records);
+
+// E7 as the paper lays it out: a row per clients x calls shape, per column
+// the average, min, max and standard deviation (ms) and the server's CPU
+// time per request.
+void print_e7(std::FILE* out, const std::vector<RunRecord>& records);
+
+// The records as JSON beside the context; the aftermath is added after.
+// Returns an empty string on success, else the reason.
+std::string write_json(const std::filesystem::path& file, const ContextPairs& context,
+                       const std::vector<RunRecord>& records, const RunAftermath& aftermath);
+
+}  // namespace wsb::load

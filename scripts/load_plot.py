@@ -1,0 +1,60 @@
+#!/usr/bin/env python3
+"""PNG plots of a wsbench-load JSON file, one per experiment (the tables
+never depend on this): E7 as mean latency with min-max bars per shape and
+column; a plain run as throughput and p99 per target. Needs matplotlib
+(Debian python3-matplotlib); without it, says so and exits 0."""
+import json
+import os
+import sys
+
+
+def main():
+    if len(sys.argv) != 2:
+        sys.exit("usage: load_plot.py RESULT.json")
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        print("load_plot: matplotlib is not installed (python3-matplotlib); no plot made")
+        return
+    path = sys.argv[1]
+    with open(path) as f:
+        runs = json.load(f)["runs"]
+    experiments = sorted({r["experiment"] or "runs" for r in runs})
+    for experiment in experiments:
+        rows = [r for r in runs if (r["experiment"] or "runs") == experiment]
+        fig, ax = plt.subplots(figsize=(8, 4.5))
+        if experiment == "E7":
+            shapes = list(dict.fromkeys(r["shape"] for r in rows))
+            series = list(dict.fromkeys(f"{r['column']}: {r['target'].split()[0]}" for r in rows))
+            width = 0.8 / len(series)
+            for i, name in enumerate(series):
+                xs, means, lo, hi = [], [], [], []
+                for j, shape in enumerate(shapes):
+                    for r in rows:
+                        if r["shape"] == shape and f"{r['column']}: {r['target'].split()[0]}" == name:
+                            lat = r["latency_ms"]
+                            xs.append(j + i * width)
+                            means.append(lat["mean"])
+                            lo.append(lat["mean"] - lat["min"])
+                            hi.append(lat["max"] - lat["mean"])
+                ax.bar(xs, means, width, yerr=[lo, hi], capsize=3, label=name)
+            ax.set_xticks([j + 0.4 - width / 2 for j in range(len(shapes))])
+            ax.set_xticklabels([f"{s} (threads x requests)" for s in shapes])
+            ax.set_ylabel("latency, ms (mean; bars: min-max)")
+            ax.set_title("E7: primes(100000) under concurrent clients")
+        else:
+            labels = [f"{r['target']} {r['shape']}" for r in rows]
+            ax.barh(labels, [r["throughput_per_s"] for r in rows])
+            ax.set_xlabel("requests per second")
+            ax.set_title("wsbench-load runs")
+        ax.legend(fontsize=8) if experiment == "E7" else None
+        fig.tight_layout()
+        out = os.path.splitext(path)[0] + f"-{experiment}.png"
+        fig.savefig(out, dpi=100)
+        print(f"wrote {out}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,338 @@
+// The load driver's instruments: the histogram on known data, the open
+// loop's intended-time correction on a server that stalls, error kinds on
+// servers that refuse, reset, stall or answer wrongly, and every stack x
+// codec under a small load through wsbench-server as a child process.
+#include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "common/codec.h"
+#include "harness/loopback.h"
+#include "load/driver.h"
+#include "load/histogram.h"
+#include "load/server_process.h"
+#include "stack_fixture.h"
+
+namespace wsb::load {
+namespace {
+
+using namespace std::chrono_literals;
+
+TEST(LoadHistogram, EveryBucketHoldsTheValuesItNames) {
+  for (std::size_t i = 0; i < Histogram::index_of(~std::uint64_t{0}); i += 7) {
+    EXPECT_EQ(Histogram::index_of(Histogram::lowest_in(i)), i);
+    EXPECT_EQ(Histogram::index_of(Histogram::highest_in(i)), i);
+    EXPECT_EQ(Histogram::index_of(Histogram::highest_in(i) + 1), i + 1);
+  }
+}
+
+TEST(LoadHistogram, PercentilesOfKnownData) {
+  Histogram h;
+  for (std::uint64_t v = 1; v <= 100'000; ++v) h.record(v * 1000);  // 1 us .. 100 ms
+  EXPECT_EQ(h.count(), 100'000u);
+  EXPECT_EQ(h.min(), 1000u);
+  EXPECT_EQ(h.max(), 100'000'000u);
+  EXPECT_NEAR(h.mean(), 50'000'500.0, 1.0);
+  EXPECT_NEAR(h.stddev(), 28'867'657.0, 2.0);  // (n^2 - 1) / 12, scaled, n - 1
+  for (const double p : {50.0, 90.0, 99.0, 99.9}) {
+    const double exact = p / 100 * 100'000 * 1000;
+    EXPECT_GE(h.percentile(p), exact) << p;
+    EXPECT_LE(h.percentile(p), exact * (1 + 1.0 / Histogram::kSubBuckets)) << p;
+  }
+  EXPECT_EQ(h.percentile(100), 100'000'000.0);
+}
+
+TEST(LoadHistogram, SmallValuesAreExactAndFewSamplesReportNoTail) {
+  Histogram h;
+  for (std::uint64_t v : {3, 1, 2, 200, 5}) h.record(v);
+  EXPECT_EQ(h.percentile(50), 3.0);
+  EXPECT_TRUE(std::isnan(h.percentile(90)));  // 5 samples: p90 would be the maximum renamed
+  for (int i = 0; i < 5; ++i) h.record(7);
+  EXPECT_EQ(h.percentile(90), 7.0);
+  Histogram other;
+  other.record(1'000'000);
+  h.merge(other);
+  EXPECT_EQ(h.count(), 11u);
+  EXPECT_EQ(h.max(), 1'000'000u);
+  EXPECT_EQ(h.min(), 1u);
+}
+
+TEST(LoadErrors, MessagesAreSortedIntoKinds) {
+  EXPECT_EQ(classify_failure("beast: cannot connect to 127.0.0.1:9: Connection refused", true),
+            ErrorKind::refused);
+  EXPECT_EQ(classify_failure("anything while connecting", true), ErrorKind::refused);
+  EXPECT_EQ(classify_failure("reading the response failed: Connection reset by peer", false),
+            ErrorKind::reset);
+  EXPECT_EQ(classify_failure("reading the response failed: end of stream", false),
+            ErrorKind::reset);
+  EXPECT_EQ(classify_failure("Operation timed out", false), ErrorKind::timeout);
+  EXPECT_EQ(classify_failure("HTTP 500: boom", false), ErrorKind::wrong_reply);
+}
+
+// A tiny HTTP/1.1 server answering every request with the REST ping reply
+// (or misbehaving as told), one thread per connection.
+class TinyServer {
+ public:
+  enum class Behaviour { answer, wrong, reset, silent };
+
+  explicit TinyServer(Behaviour behaviour, int stall_on_request = -1)
+      : behaviour_(behaviour), stall_on_(stall_on_request) {
+    auto codec = find_codec("json").make();
+    std::string body;
+    codec->encode(Payload{Text{behaviour == Behaviour::wrong ? "pung" : "pong"}}, body);
+    reply_ = "HTTP/1.1 200 OK\r\nContent-Type: " + codec->content_type() +
+             "\r\nContent-Length: " + std::to_string(body.size()) + "\r\n\r\n" + body;
+    listen_fd_ = listen_on_loopback(64, port_, "tiny server");
+    acceptor_ = std::thread([this] { accept_loop(); });
+  }
+  ~TinyServer() {
+    stopping_ = true;
+    ::shutdown(listen_fd_, SHUT_RDWR);
+    close_connections();
+    acceptor_.join();
+    for (auto& t : connections_) t.join();
+    ::close(listen_fd_);
+  }
+
+  Endpoint endpoint() const { return {"127.0.0.1", port_}; }
+  // Ends every open connection (clients blocked on a silent server).
+  void close_connections() {
+    const std::lock_guard lock(mutex_);
+    for (int fd : fds_) ::shutdown(fd, SHUT_RDWR);
+  }
+
+ private:
+  void accept_loop() {
+    for (;;) {
+      const int fd = ::accept(listen_fd_, nullptr, nullptr);
+      if (fd < 0 || stopping_) {
+        if (fd >= 0) ::close(fd);
+        return;
+      }
+      const std::lock_guard lock(mutex_);
+      fds_.push_back(fd);
+      connections_.emplace_back([this, fd] { serve(fd); });
+    }
+  }
+
+  void serve(int fd) {
+    std::string pending;
+    char buffer[4096];
+    for (;;) {
+      const auto end = pending.find("\r\n\r\n");
+      if (end == std::string::npos) {
+        const ssize_t n = ::recv(fd, buffer, sizeof buffer, 0);
+        if (n <= 0) break;
+        pending.append(buffer, static_cast<std::size_t>(n));
+        continue;
+      }
+      pending.erase(0, end + 4);  // a GET: no body
+      if (behaviour_ == Behaviour::silent) continue;
+      if (behaviour_ == Behaviour::reset) {
+        const linger abort{1, 0};  // close with RST
+        ::setsockopt(fd, SOL_SOCKET, SO_LINGER, &abort, sizeof abort);
+        break;
+      }
+      if (requests_.fetch_add(1) == stall_on_) std::this_thread::sleep_for(100ms);
+      if (!write_all(fd, reply_.data(), reply_.size())) break;
+    }
+    const std::lock_guard lock(mutex_);
+    std::erase(fds_, fd);
+    ::close(fd);
+  }
+
+  Behaviour behaviour_;
+  int stall_on_;
+  std::atomic<int> requests_{0};
+  std::atomic<bool> stopping_{false};
+  std::string reply_;
+  std::uint16_t port_ = 0;
+  int listen_fd_ = -1;
+  std::mutex mutex_;
+  std::vector<int> fds_;
+  std::vector<std::thread> connections_;
+  std::thread acceptor_;
+};
+
+Target ping(const Endpoint& server) {
+  return stack_target("beast", "json", server, parse_operation("ping"));
+}
+
+TEST(LoadOpenLoop, LatencyCountsFromTheIntendedSendTime) {
+  TinyServer server(TinyServer::Behaviour::answer, 100);
+  LoadSpec spec;
+  spec.arrivals = Arrivals::constant;
+  spec.rate = 500;  // one call every 2 ms
+  spec.duration = 1s;
+  const auto result = run_load({ping(server.endpoint())}, spec).front();
+  ASSERT_EQ(result.tally.failed(), 0u)
+      << result.tally.first_error[0] << result.tally.first_error[1];
+  // Every call due in the second was made, the ones the stall delayed too.
+  EXPECT_EQ(result.tally.ok, 500u);
+  // About 50 calls were due during the 100 ms stall and waited for it, from
+  // 100 ms down to 0: the slowest 1% (5 calls) all waited 90 ms or more.
+  // Timed from when each was actually sent, only the stalled one would be.
+  EXPECT_GE(result.tally.latency.percentile(99), 80e6);
+  EXPECT_GE(result.tally.latency.max(), 100'000'000u);
+}
+
+TEST(LoadOpenLoop, PoissonArrivalsKeepTheRate) {
+  TinyServer server(TinyServer::Behaviour::answer);
+  LoadSpec spec;
+  spec.arrivals = Arrivals::poisson;
+  spec.rate = 400;
+  spec.clients = 2;
+  spec.duration = 1s;
+  const auto result = run_load({ping(server.endpoint())}, spec).front();
+  EXPECT_EQ(result.tally.failed(), 0u);
+  EXPECT_NEAR(static_cast<double>(result.tally.ok), 400.0, 4 * std::sqrt(400.0));
+}
+
+TEST(LoadErrors, RefusedConnections) {
+  std::uint16_t port = 0;
+  ::close(listen_on_loopback(1, port, "closed port"));  // nothing listens there now
+  LoadSpec spec;
+  spec.requests_per_client = 3;
+  const auto result = run_load({ping({"127.0.0.1", port})}, spec).front();
+  EXPECT_EQ(result.tally.ok, 0u);
+  EXPECT_EQ(result.tally.errors[static_cast<int>(ErrorKind::refused)], 3u)
+      << result.tally.first_error[static_cast<int>(ErrorKind::refused)];
+}
+
+TEST(LoadErrors, ResetConnections) {
+  TinyServer server(TinyServer::Behaviour::reset);
+  LoadSpec spec;
+  spec.requests_per_client = 3;
+  const auto result = run_load({ping(server.endpoint())}, spec).front();
+  EXPECT_EQ(result.tally.ok, 0u);
+  EXPECT_EQ(result.tally.errors[static_cast<int>(ErrorKind::reset)], 3u)
+      << result.tally.first_error[static_cast<int>(ErrorKind::reset)]
+      << result.tally.first_error[static_cast<int>(ErrorKind::wrong_reply)];
+}
+
+TEST(LoadErrors, WrongReplies) {
+  TinyServer server(TinyServer::Behaviour::wrong);
+  LoadSpec spec;
+  spec.requests_per_client = 3;
+  spec.clients = 2;
+  const auto result = run_load({ping(server.endpoint())}, spec).front();
+  EXPECT_EQ(result.tally.ok, 0u);
+  EXPECT_EQ(result.tally.errors[static_cast<int>(ErrorKind::wrong_reply)], 6u);
+  EXPECT_EQ(result.tally.first_error[static_cast<int>(ErrorKind::wrong_reply)],
+            "ping returned 'pung'");
+}
+
+TEST(LoadErrors, StalledCallsAreTimeoutsAndTheRunStillEnds) {
+  TinyServer server(TinyServer::Behaviour::silent);
+  LoadSpec spec;
+  spec.requests_per_client = 3;
+  spec.timeout = 200ms;
+  spec.max_time = 500ms;
+  spec.on_overrun = [&server] { server.close_connections(); };
+  const auto began = std::chrono::steady_clock::now();
+  const auto result = run_load({ping(server.endpoint())}, spec).front();
+  EXPECT_LT(std::chrono::steady_clock::now() - began, 5s);
+  EXPECT_TRUE(result.overran);
+  EXPECT_EQ(result.tally.ok, 0u);
+  EXPECT_EQ(result.tally.errors[static_cast<int>(ErrorKind::timeout)], 1u);
+  EXPECT_EQ(result.tally.failed(), 1u);  // no call starts after the hard bound
+}
+
+TEST(LoadServerProcess, UsageParsesProcFiles) {
+  const std::string stat =
+      "4242 (wsbench server) S 1 4242 4242 0 -1 4194560 900 0 0 0 250 50 0 0 20 0 9 0 100 ";
+  const std::string status = "Name:\twsbench\nVmHWM:\t   20480 kB\nVmRSS:\t   16384 kB\n";
+  const auto usage = parse_usage(stat, status, 100);
+  ASSERT_TRUE(usage);
+  EXPECT_DOUBLE_EQ(usage->cpu_s, 3.0);
+  EXPECT_EQ(usage->rss_kb, 16384u);
+  EXPECT_EQ(usage->peak_rss_kb, 20480u);
+  EXPECT_FALSE(parse_usage("4242 (x) S 1", status, 100));
+  EXPECT_FALSE(parse_usage(stat, "Name:\tx\n", 100));
+}
+
+class LoadEveryStack : public ::testing::TestWithParam<testing::StackCodec> {};
+
+// Four clients, 25 verified calls each, against wsbench-server as a child
+// process on loopback, sampled while it serves.
+TEST_P(LoadEveryStack, SmallClosedLoopThroughAChildServer) {
+  const auto& [stack, codec] = GetParam();
+  ServerProcess server(WSBENCH_SERVER_BINARY, {stack}, std::nullopt);
+  UsageSampler sampler(server.pid(), 50ms);
+  LoadSpec spec;
+  spec.clients = 4;
+  spec.requests_per_client = 25;
+  spec.max_time = 30s;
+  for (const char* op : {"ping", "echo:objects/200"}) {
+    const auto result =
+        run_load({stack_target(stack, codec, server.endpoint(stack), parse_operation(op))}, spec)
+            .front();
+    EXPECT_EQ(result.tally.ok, 100u) << op;
+    for (std::size_t k = 0; k < kErrorKinds; ++k)
+      EXPECT_EQ(result.tally.errors[k], 0u) << op << ": " << result.tally.first_error[k];
+    EXPECT_EQ(result.tally.latency.count(), 100u);
+  }
+  const auto figures = server_figures(sampler.finish());
+  EXPECT_GE(figures.samples, 2u);
+  EXPECT_GT(figures.peak_rss_kb, 1000u);
+  EXPECT_GE(figures.peak_rss_kb, figures.steady_rss_kb);
+}
+
+INSTANTIATE_TEST_SUITE_P(Stacks, LoadEveryStack, ::testing::ValuesIn(testing::every_stack_codec()),
+                         [](const auto& p) { return testing::test_name(p.param); });
+
+TEST(LoadMixed, TwoStacksAtOnceEachWithItsOwnFigures) {
+  ServerProcess soap(WSBENCH_SERVER_BINARY, {"gsoap"}, std::nullopt);
+  ServerProcess rest(WSBENCH_SERVER_BINARY, {"beast"}, std::nullopt);
+  const auto op = parse_operation("primes:1000");
+  LoadSpec spec;
+  spec.clients = 3;
+  spec.requests_per_client = 10;
+  const auto results = run_load({stack_target("gsoap", "soap", soap.endpoint("gsoap"), op),
+                                 stack_target("beast", "json", rest.endpoint("beast"), op)},
+                                spec);
+  ASSERT_EQ(results.size(), 2u);
+  EXPECT_EQ(results[0].label, "gsoap/soap primes:1000");
+  EXPECT_EQ(results[1].label, "beast/json primes:1000");
+  for (const auto& r : results) {
+    EXPECT_EQ(r.tally.ok, 30u) << r.label;
+    EXPECT_EQ(r.tally.failed(), 0u) << r.label;
+  }
+}
+
+TEST(LoadRamp, ClientsJoinOneByOne) {
+  TinyServer server(TinyServer::Behaviour::answer);
+  LoadSpec spec;
+  spec.clients = 3;
+  spec.ramp_interval = 300ms;
+  spec.duration = 900ms;
+  const auto result = run_load({ping(server.endpoint())}, spec).front();
+  EXPECT_EQ(result.tally.failed(), 0u);
+  EXPECT_GT(result.tally.ok, 0u);
+}
+
+TEST(LoadSearch, StopsAtTheFirstFailure) {
+  TinyServer server(TinyServer::Behaviour::wrong);
+  LoadSpec spec;
+  spec.requests_per_client = 2;
+  const auto search = search_max_clients({ping(server.endpoint())}, spec, 1, 1, 4);
+  EXPECT_EQ(search.max_clean_clients, 0);
+  EXPECT_EQ(search.runs.size(), 1u);
+
+  TinyServer good(TinyServer::Behaviour::answer);
+  const auto clean = search_max_clients({ping(good.endpoint())}, spec, 1, 2, 5);
+  EXPECT_EQ(clean.max_clean_clients, 5);
+  EXPECT_EQ(clean.runs.size(), 3u);
+}
+
+}  // namespace
+}  // namespace wsb::load

@@ -40,7 +40,10 @@ int main(int argc, char** argv) {
       "E8's definitions: x1, x10, x15 or x20 times 128 bytes")(
       "dictionary-dir", po::value(&dictionary.cache_dir),
       "folder of the dictionary database (default: $WSBENCH_CACHE_DIR, "
-      "$XDG_CACHE_HOME/wsbench or ~/.cache/wsbench)");
+      "$XDG_CACHE_HOME/wsbench or ~/.cache/wsbench)")(
+      "dictionary-words", po::value(&dictionary.word_list),
+      "word list the dictionary is built from, one word a line (default: "
+      "/usr/share/dict/american-english)");
   po::variables_map vm;
   std::map<std::string, wsb::Endpoint> endpoints;
   try {

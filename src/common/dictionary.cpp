@@ -141,10 +141,10 @@ std::string problem_with(const std::filesystem::path& path,
     return sqlite3_errmsg(db.handle);
   try {
     {
-      Statement check(db.handle, "PRAGMA quick_check");
+      Statement check(db.handle, "PRAGMA integrity_check");
       if (sqlite3_step(check.handle) != SQLITE_ROW) return sqlite3_errmsg(db.handle);
       if (const std::string result = column_text(check.handle, 0); result != "ok")
-        return "PRAGMA quick_check: " + result;
+        return "PRAGMA integrity_check: " + result;
     }
     Statement rows(db.handle, "SELECT key, value FROM meta");
     std::map<std::string, std::string> found;

@@ -88,12 +88,19 @@ struct RttCase {
   }
 };
 
+DictionaryOptions dictionary_options(unsigned size_multiple) {
+  DictionaryOptions options;
+  options.size_multiple = size_multiple;
+  return options;
+}
+
 // In-process servers, one per (stack, placement), started on first use;
 // all share one Service. Round-trip cases stop them when they end
 // (CaseScope), so each case starts a fresh server.
 class ServerPool {
  public:
-  explicit ServerPool(std::map<std::string, Endpoint> targets) : targets_(std::move(targets)) {}
+  ServerPool(std::map<std::string, Endpoint> targets, unsigned dictionary_size)
+      : targets_(std::move(targets)), service_({}, {}, dictionary_options(dictionary_size)) {}
 
   // Where `stack` is served under `placement`; starts it if needed.
   Endpoint endpoint(const StackEntry& stack, Placement placement) {
@@ -129,7 +136,7 @@ ServerPool* pool = nullptr;
 
 void init_pool(const RttOptions& options) {
   static std::unique_ptr<ServerPool> servers;
-  if (!servers) servers = std::make_unique<ServerPool>(options.targets);
+  if (!servers) servers = std::make_unique<ServerPool>(options.targets, options.dictionary_size);
   pool = servers.get();
 }
 
@@ -573,7 +580,7 @@ std::vector<RttCase> rtt_cases(const RttOptions& options) {
     for (const auto& stack : all_stacks()) {
       for (const auto& codec : stack.codecs) {
         auto add = [&](Op op, PayloadSpec spec = {}, std::uint32_t n = 0) {
-          cases.push_back(RttCase{&stack, codec, op, spec, n, placement});
+          cases.push_back(RttCase{&stack, codec, op, spec, n, placement, options.dictionary_size});
         };
         add(Op::ping);
         for (const auto& s : get_payloads) add(Op::get, s);

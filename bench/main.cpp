@@ -16,6 +16,7 @@
 
 #include "codec_bench.h"
 #include "common/codec.h"
+#include "common/dictionary.h"
 #include "common/phases.h"
 #include "common/placement.h"
 #include "common/service.h"
@@ -108,7 +109,11 @@ std::size_t stack_offset_from_environment() {
   std::string placements = "same";
   std::int64_t iterations = 0;
   std::string strings = "plain";
+  std::string dictionary_size = "x1";
   options.add_options()("help,h", "show this help, then Google Benchmark's flags")(
+      "dictionary-size", po::value(&dictionary_size)->default_value(dictionary_size),
+      "E8's definitions for the define and put round trips: x1, x10, x15 or x20 times 128 "
+      "bytes (the database is built on first use; README \"The dictionary service\")")(
       "full", "run the whole catalogue, including 16-64 MiB binaries and gml/5000, gml/10000")(
       "placement", po::value(&placements)->default_value("same"),
       "CPU placement of client and server threads for round trips: same (one vCPU), split "
@@ -188,6 +193,7 @@ std::size_t stack_offset_from_environment() {
   wsb::Strings string_shape = wsb::Strings::plain;
   try {
     string_shape = wsb::strings_from_name(strings);
+    rtt.dictionary_size = wsb::parse_size_multiple(dictionary_size);
     rtt.placements.clear();
     for (std::size_t start = 0; start <= placements.size();) {
       const auto comma = std::min(placements.find(',', start), placements.size());
@@ -215,6 +221,7 @@ std::size_t stack_offset_from_environment() {
   benchmark::AddCustomContext("wsbench_payload_strings",
                               std::string(wsb::strings_name(string_shape)) + " (codec cases)");
   benchmark::AddCustomContext("wsbench_placement", placements);
+  benchmark::AddCustomContext("wsbench_dictionary_size", "x" + std::to_string(rtt.dictionary_size));
   const wsb::ServiceLimits service_limits;
   benchmark::AddCustomContext("wsbench_server_payload_cache",
                               std::to_string(service_limits.max_cached_payload_bytes >> 20) +

@@ -14,6 +14,7 @@
 
 #include "common/clock.h"
 #include "common/codec.h"
+#include "common/dictionary.h"
 #include "common/phases.h"
 #include "common/service.h"
 #include "harness/byte_relay.h"
@@ -36,7 +37,11 @@ extern bool FLAGS_benchmark_list_tests;
 namespace wsb::bench {
 namespace {
 
-enum class Op { ping, get, echo, register_client, send, receive, unregister, primes };
+enum class Op { ping, get, echo, register_client, send, receive, unregister, primes, define, put };
+
+// E8's rows look up and write one word of the list, with its generated
+// definition, so the database stays as built.
+constexpr char kDictionaryWord[] = "protocol";
 
 const char* op_name(Op op) {
   switch (op) {
@@ -56,6 +61,10 @@ const char* op_name(Op op) {
       return "unregister";
     case Op::primes:
       return "primes";
+    case Op::define:
+      return "define";
+    case Op::put:
+      return "put";
   }
   return "?";
 }
@@ -67,22 +76,31 @@ struct RttCase {
   PayloadSpec spec;  // get, echo, send, receive
   std::uint32_t primes = 0;
   Placement placement;
+  unsigned size_multiple = 1;  // define, put: the dictionary's definitions
 
   std::string name() const {
     std::string n = "rtt/" + stack->name + "/" + codec + "/" + op_name(op);
     if (op == Op::get || op == Op::echo || op == Op::send || op == Op::receive)
       n += "/" + spec.label();
     if (op == Op::primes) n += "/" + std::to_string(primes);
+    if (op == Op::define || op == Op::put) n += "/x" + std::to_string(size_multiple);
     return n + "/" + std::string(placement_name(placement));
   }
 };
+
+DictionaryOptions dictionary_options(unsigned size_multiple) {
+  DictionaryOptions options;
+  options.size_multiple = size_multiple;
+  return options;
+}
 
 // In-process servers, one per (stack, placement), started on first use;
 // all share one Service. Round-trip cases stop them when they end
 // (CaseScope), so each case starts a fresh server.
 class ServerPool {
  public:
-  explicit ServerPool(std::map<std::string, Endpoint> targets) : targets_(std::move(targets)) {}
+  ServerPool(std::map<std::string, Endpoint> targets, unsigned dictionary_size)
+      : targets_(std::move(targets)), service_({}, {}, dictionary_options(dictionary_size)) {}
 
   // Where `stack` is served under `placement`; starts it if needed.
   Endpoint endpoint(const StackEntry& stack, Placement placement) {
@@ -118,7 +136,7 @@ ServerPool* pool = nullptr;
 
 void init_pool(const RttOptions& options) {
   static std::unique_ptr<ServerPool> servers;
-  if (!servers) servers = std::make_unique<ServerPool>(options.targets);
+  if (!servers) servers = std::make_unique<ServerPool>(options.targets, options.dictionary_size);
   pool = servers.get();
 }
 
@@ -135,6 +153,8 @@ class OpRunner {
       if (message_ == nullptr) throw std::invalid_argument("send/receive need a message payload");
     }
     if (c.op == Op::primes) expected_text_ = pool->service().primes(c.primes);
+    if (c.op == Op::define || c.op == Op::put)
+      expected_text_ = generated_definition(kDictionaryWord, c.size_multiple);
   }
   ~OpRunner() {
     if (!queue_.empty()) {
@@ -179,6 +199,9 @@ class OpRunner {
     // The sent message comes back (untimed) and must be what was sent;
     // receiving it empties the queue, as clean_up() would.
     if (c_.op == Op::send) return check_queued(client_, queue_, *message_, fidelity_);
+    // What was put is read back (untimed) and must be what was sent.
+    if (c_.op == Op::put && client_.define(kDictionaryWord) != expected_text_)
+      return "put: the word's definition read back differs";
     clean_up();
     return diff;
   }
@@ -231,6 +254,12 @@ class OpRunner {
       case Op::primes:
         text_ = client_.primes(c_.primes);
         break;
+      case Op::define:
+        text_ = client_.define(kDictionaryWord);
+        break;
+      case Op::put:
+        client_.put(kDictionaryWord, expected_text_);
+        break;
     }
   }
 
@@ -256,6 +285,8 @@ class OpRunner {
         return describe_difference(*message_, messages_.front(), fidelity_);
       case Op::primes:
         return text_ == expected_text_ ? "" : "primes reply differs";
+      case Op::define:
+        return text_ == expected_text_ ? "" : "define reply differs";
       default:
         return "";
     }
@@ -549,7 +580,7 @@ std::vector<RttCase> rtt_cases(const RttOptions& options) {
     for (const auto& stack : all_stacks()) {
       for (const auto& codec : stack.codecs) {
         auto add = [&](Op op, PayloadSpec spec = {}, std::uint32_t n = 0) {
-          cases.push_back(RttCase{&stack, codec, op, spec, n, placement});
+          cases.push_back(RttCase{&stack, codec, op, spec, n, placement, options.dictionary_size});
         };
         add(Op::ping);
         for (const auto& s : get_payloads) add(Op::get, s);
@@ -563,6 +594,8 @@ std::vector<RttCase> rtt_cases(const RttOptions& options) {
           add(Op::unregister);
         }
         add(Op::primes, {}, full ? 100'000 : 1'000);
+        add(Op::define);
+        add(Op::put);
       }
     }
   }

@@ -19,6 +19,8 @@ struct RttOptions {
   std::map<std::string, Endpoint> targets;
   // > 0: fixed iteration count (for instruction counting).
   std::int64_t iterations = 0;
+  // E8's definitions: size_multiple x 128 bytes (define and put rows).
+  unsigned dictionary_size = 1;
 };
 
 void register_rtt_benchmarks(const RttOptions& options);

@@ -28,6 +28,15 @@ FILTER_CHARS = 400
 PAD_TOTAL = 1024
 
 
+def dictionary_dir():
+    """The folder wsbench's dictionary database is found in (src/common/dictionary.cpp)."""
+    if os.environ.get("WSBENCH_CACHE_DIR"):
+        return os.environ["WSBENCH_CACHE_DIR"]
+    if os.environ.get("XDG_CACHE_HOME"):
+        return os.path.join(os.environ["XDG_CACHE_HOME"], "wsbench")
+    return os.path.join(os.path.expanduser("~"), ".cache", "wsbench")
+
+
 def fixed_layout(bench, case, iterations):
     """The command and environment of one run, in a fixed layout."""
     # Google Benchmark appends "/iterations:N" (and "/manual_time") to names.
@@ -38,6 +47,8 @@ def fixed_layout(bench, case, iterations):
     args = [bench, "--benchmark_filter=" + regex, f"--iterations={iterations:09d}",
             "--benchmark_repetitions=1", "--benchmark_format=json"]
     env = {"PATH": "/usr/bin:/bin", "LANG": "C"}
+    # Where the dictionary database (E8) lives; the pad keeps the total size.
+    env["WSBENCH_CACHE_DIR"] = dictionary_dir()
     used = sum(len(a) + 1 for a in args) + sum(len(k) + len(v) + 2 for k, v in env.items())
     env["WSBENCH_COUNT_PAD"] = "x" * (PAD_TOTAL - used - len("WSBENCH_COUNT_PAD") - 2)
     return args, env

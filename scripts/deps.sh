@@ -11,6 +11,7 @@ WSBENCH_PACKAGES=(
   libbenchmark-dev libgtest-dev valgrind
   python3-zeep
   wrk nginx-light
+  libsqlite3-dev wamerican
 )
 
 # wsbench_ensure_packages [extra packages...]

@@ -27,18 +27,29 @@ namespace po = boost::program_options;
 int main(int argc, char** argv) {
   std::vector<std::string> listens;
   int cpu = -1;
+  std::string dictionary_size = "x1";
+  wsb::DictionaryOptions dictionary;
   po::options_description options("wsbench-server options");
   options.add_options()("help,h", "show this help")(
       "listen", po::value(&listens)->composing(),
       "STACK=HOST:PORT to serve a stack there (repeatable); stacks not named listen on "
       "127.0.0.1 with an ephemeral port, unless --only is given")(
       "only", "serve only the stacks named by --listen")("cpu", po::value(&cpu),
-                                                         "pin every server thread to this vCPU");
+                                                         "pin every server thread to this vCPU")(
+      "dictionary-size", po::value(&dictionary_size)->default_value(dictionary_size),
+      "E8's definitions: x1, x10, x15 or x20 times 128 bytes")(
+      "dictionary-dir", po::value(&dictionary.cache_dir),
+      "folder of the dictionary database (default: $WSBENCH_CACHE_DIR, "
+      "$XDG_CACHE_HOME/wsbench or ~/.cache/wsbench)")(
+      "dictionary-words", po::value(&dictionary.word_list),
+      "word list the dictionary is built from, one word a line (default: "
+      "/usr/share/dict/american-english)");
   po::variables_map vm;
   std::map<std::string, wsb::Endpoint> endpoints;
   try {
     po::store(po::command_line_parser(argc, argv).options(options).run(), vm);
     po::notify(vm);
+    dictionary.size_multiple = wsb::parse_size_multiple(dictionary_size);
     for (const auto& listen : listens) {
       auto [stack, endpoint] = wsb::parse_stack_endpoint(listen);
       endpoints[stack] = std::move(endpoint);
@@ -63,7 +74,14 @@ int main(int argc, char** argv) {
   // No client in this process reads the probes' slots; a client that wants
   // the server's phases asks for Server-Timing, which does not need them.
   wsb::set_probes_enabled(false);
-  wsb::Service service;
+  wsb::Service service({}, {}, dictionary);
+  // Opened (built on first use) before serving, so no request waits for a
+  // build; without it the other operations still serve.
+  try {
+    std::fprintf(stderr, "wsbench-server: dictionary %s\n", service.dictionary().path().c_str());
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "wsbench-server: %s; define and put will fail\n", e.what());
+  }
   std::vector<std::unique_ptr<wsb::Server>> servers;
   try {
     for (const auto& stack : wsb::all_stacks()) {

@@ -43,6 +43,10 @@ class CorruptingClient final : public Client {
   }
   void unregister_client(const std::string& queue) override { inner_->unregister_client(queue); }
   std::string primes(std::uint32_t n) override { return inner_->primes(n); }
+  std::string define(const std::string& word) override { return inner_->define(word); }
+  void put(const std::string& word, const std::string& definition) override {
+    inner_->put(word, definition);
+  }
   const Timeline& last_timeline() const override { return inner_->last_timeline(); }
 
  private:

@@ -17,6 +17,7 @@
 #include "common/codec.h"
 #include "common/service.h"
 #include "common/transport.h"
+#include "dictionary_fixture.h"
 #include "harness/byte_relay.h"
 
 namespace wsb {
@@ -110,13 +111,16 @@ std::vector<Call> calls() {
        }},
       {"unregister", [](Client& c) { c.unregister_client("1"); }},
       {"primes", [](Client& c) { c.primes(10); }},
+      {"define", [](Client& c) { c.define("apple"); }},
+      {"put", [](Client& c) { c.put("apple", "a fruit <&> caf\xc3\xa9"); }},
   };
 }
 
 // Runs every call on `stack` through a capturing relay; the requests, by
 // call name.
 std::map<std::string, Request> requests_on(const std::string& stack, const std::string& codec) {
-  Service service;
+  const testing::TempFolder folder;
+  Service service({}, {}, {testing::write_word_list(folder.path(), {"apple"}), folder.path(), 1});
   const auto server = find_stack(stack).start_server(service, ServerOptions{});
   ByteRelay relay(server->endpoint());
   relay.set_capture(true);

@@ -1,11 +1,14 @@
 # Sourced by the tests that run wsbench-server as a process: starts
 # "$server" (set by the caller) in the background and sets $pid and the
 # endpoints it prints ($beast, $gsoap, $xmlrpc); `out` names its output
-# file, removed with anything listed in $cleanup on exit.
+# file, removed with anything listed in $cleanup on exit. Its dictionary
+# (E8) is a small list in a folder of its own, $dictionary_dir.
 out=$(mktemp)
-trap 'kill $pid 2>/dev/null || true; rm -f "$out" $cleanup' EXIT
+dictionary_dir=$(mktemp -d)
+trap 'kill $pid 2>/dev/null || true; rm -rf "$out" "$dictionary_dir" $cleanup' EXIT
+printf 'apple\nzebra\n' >"$dictionary_dir/words"
 
-"$server" >"$out" &
+"$server" --dictionary-dir "$dictionary_dir" --dictionary-words "$dictionary_dir/words" >"$out" &
 pid=$!
 for _ in $(seq 100); do
   [ "$(wc -l <"$out")" -ge 3 ] && break

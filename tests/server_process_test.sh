@@ -21,6 +21,12 @@ location=$(curl -si -X POST "http://$beast/queues" | tr -d '\r' | awk 'tolower($
 expect "beast register -> Location" "/queues/" "$location"
 expect "beast delete 204" "204" "$(curl -s -o /dev/null -w '%{http_code}' -X DELETE "http://$beast$location")"
 
+# E8's dictionary over REST: a word's definition, put and read back, 404.
+expect "beast define" "zebra: " "$(curl -sf -H 'Accept: text/plain' "http://$beast/words/zebra")"
+expect "beast put 204" "204" "$(curl -s -o /dev/null -w '%{http_code}' -X PUT -H 'Content-Type: text/plain' --data 'a striped horse' "http://$beast/words/zebra")"
+expect "beast define after put" '"a striped horse"' "$(curl -sf -H 'Accept: application/json' "http://$beast/words/zebra")"
+expect "beast define 404" "404" "$(curl -s -o /dev/null -w '%{http_code}' "http://$beast/words/nonesuch")"
+
 # SOAP: the WSDL, then a call built by hand as any SOAP 1.1 client would.
 wsdl=$(curl -sf "http://$gsoap/?wsdl")
 expect "gsoap wsdl" "definitions" "$wsdl"

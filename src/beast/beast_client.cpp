@@ -171,6 +171,27 @@ class BeastClient final : public Client {
     return take_text("primes");
   }
 
+  std::string define(const std::string& word) override {
+    start();
+    if (rpc_) return rpc_text({.op = Operation::define, .word = word}, "define");
+    call(bodiless_, http::verb::get, "/words/", word, http::status::ok);
+    decode(payload_);
+    return take_text("define");
+  }
+
+  void put(const std::string& word, const std::string& definition) override {
+    start();
+    if (rpc_)
+      return rpc_call({.op = Operation::put, .word = word, .definition = definition}, payload_);
+    // The definition as a text payload, in a reused one.
+    auto* text = std::get_if<Text>(&definition_);
+    if (text == nullptr) text = &definition_.emplace<Text>();
+    text->value.assign(definition);
+    encode(definition_);
+    call(with_body_, http::verb::put, "/words/", word, http::status::no_content);
+    mark(timeline_, kDecoded);
+  }
+
   const Timeline& last_timeline() const override { return timeline_; }
 
   std::uint16_t local_port() const override {
@@ -321,7 +342,8 @@ class BeastClient final : public Client {
   std::string location_;
   PayloadSpec last_spec_;
   std::string label_;
-  Payload payload_;  // decoded replies the caller does not receive directly
+  Payload payload_;     // decoded replies the caller does not receive directly
+  Payload definition_;  // put's request body, reused
   Timeline timeline_{};
   bool server_timing_asked_ = false;
   std::optional<ServerDurations> server_timing_;  // of the last reply, if asked

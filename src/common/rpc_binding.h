@@ -26,6 +26,8 @@ enum class Operation : std::uint8_t {
   receive_messages,
   unregister_client,
   primes,
+  define,
+  put,
 };
 
 // A call as the client makes it: views of the caller's arguments, so
@@ -38,15 +40,19 @@ struct CallArgs {
   std::string_view queue{};          // send_message, receive_messages, unregister_client
   const Payload* payload = nullptr;  // echo
   const Message* message = nullptr;  // send_message
+  std::string_view word{};           // define, put
+  std::string_view definition{};     // put
 };
 
 // A call as the server decodes it, in the model.
 struct DecodedCall {
   Operation op = Operation::ping;
-  PayloadSpec spec;     // get
-  std::uint32_t n = 0;  // primes
-  std::string queue;    // send_message, receive_messages, unregister_client
-  Payload payload;      // echo's payload, send_message's Message
+  PayloadSpec spec;        // get
+  std::uint32_t n = 0;     // primes
+  std::string queue;       // send_message, receive_messages, unregister_client
+  Payload payload;         // echo's payload, send_message's Message
+  std::string word;        // define, put
+  std::string definition;  // put
 };
 
 // A refusal as the server reports it: the HTTP status a REST reply would
@@ -73,9 +79,9 @@ class RpcBinding {
   virtual void encode_call(const CallArgs& call, std::string& out) = 0;
   virtual std::string call_content_type() const = 0;
   // Decodes the reply to a call of `op` into `out`: Text for ping,
-  // register_client (the queue id) and primes, the payload for get and
-  // echo, a MessageList for receive_messages; send_message and
-  // unregister_client leave `out` alone. A fault throws CallError with the
+  // register_client (the queue id), primes and define, the payload for get
+  // and echo, a MessageList for receive_messages; send_message,
+  // unregister_client and put leave `out` alone. A fault throws CallError with the
   // protocol's code and text; anything malformed throws DecodeError.
   virtual void decode_reply(Operation op, std::string_view wire, Payload& out) = 0;
 
@@ -94,7 +100,7 @@ class RpcBinding {
   // Replaces `out` with the call in `wire`; throws DecodeError.
   virtual void decode_call(std::string_view wire, DecodedCall& out) = 0;
   // Replaces `out` with the reply to `op` carrying `result` (what
-  // decode_reply returns; ignored for send_message and unregister_client).
+  // decode_reply returns; ignored for send_message, unregister_client and put).
   virtual void encode_reply(Operation op, const Payload& result, std::string& out) = 0;
   virtual void encode_fault(const Fault& fault, std::string& out) = 0;
   // Content-Type of the last encode_reply or encode_fault.

@@ -179,4 +179,47 @@ std::string Service::primes(std::uint32_t n) const {
   return out;
 }
 
+Service::~Service() = default;
+
+Dictionary& Service::dictionary() {
+  // Opened once; every later call is one atomic load.
+  if (Dictionary* open = dictionary_.load(std::memory_order_acquire)) return *open;
+  const std::lock_guard lock(dictionary_mutex_);
+  if (!dictionary_owner_) {
+    dictionary_owner_ = std::make_unique<Dictionary>(dictionary_options_);
+    dictionary_.store(dictionary_owner_.get(), std::memory_order_release);
+  }
+  return *dictionary_owner_;
+}
+
+namespace {
+void check_dictionary_word(const std::string& word) {
+  try {
+    check_word(word);
+  } catch (const std::invalid_argument& e) {
+    throw ServiceError(ServiceError::Kind::bad_request,
+                       "word '" + word.substr(0, kMaxWordBytes) + "': " + e.what());
+  }
+}
+}  // namespace
+
+std::string Service::define(const std::string& word) {
+  called();
+  check_dictionary_word(word);
+  auto definition = dictionary().define(word);
+  if (!definition)
+    throw ServiceError(ServiceError::Kind::not_found, "no word '" + word + "' in the dictionary");
+  return std::move(*definition);
+}
+
+void Service::put(const std::string& word, const std::string& definition) {
+  called();
+  check_dictionary_word(word);
+  if (definition.size() > kMaxDefinitionBytes)
+    throw ServiceError(ServiceError::Kind::too_large,
+                       "a definition of " + std::to_string(definition.size()) +
+                           " bytes exceeds the limit of " + std::to_string(kMaxDefinitionBytes));
+  dictionary().put(word, definition);
+}
+
 }  // namespace wsb

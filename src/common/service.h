@@ -16,6 +16,7 @@
 #include <utility>
 #include <vector>
 
+#include "common/dictionary.h"
 #include "common/payload.h"
 
 namespace wsb {
@@ -90,10 +91,13 @@ class Service {
   // it is one null check.
   using CallHook = std::function<void()>;
 
-  explicit Service(ServiceLimits limits = {}, CallHook on_call = {})
+  explicit Service(ServiceLimits limits = {}, CallHook on_call = {},
+                   DictionaryOptions dictionary = {})
       : limits_(limits),
         on_call_(std::move(on_call)),
-        payloads_(limits.max_cached_payload_bytes, limits.max_cached_payloads) {}
+        payloads_(limits.max_cached_payload_bytes, limits.max_cached_payloads),
+        dictionary_options_(std::move(dictionary)) {}
+  ~Service();
 
   // E1: a fixed short string.
   std::string ping() const {
@@ -123,6 +127,16 @@ class Service {
   // E7: "FIRST n numbers: 2 3 5 ...", computed on every call.
   std::string primes(std::uint32_t n) const;
 
+  // E8: a word's definition (ServiceError not_found if there is none) and
+  // insert-or-replace. A word that check_word() refuses, or a definition
+  // over kMaxDefinitionBytes, is a ServiceError too.
+  std::string define(const std::string& word);
+  void put(const std::string& word, const std::string& definition);
+  // The SQLite dictionary behind them, opened (built, on first use) by the
+  // first call; throws what Dictionary's constructor throws, and the next
+  // call tries again.
+  Dictionary& dictionary();
+
   const ServiceLimits& limits() const { return limits_; }
 
   // Verification of the request direction: while on, the service keeps a
@@ -149,6 +163,10 @@ class Service {
   std::mutex queues_mutex_;
   std::map<std::string, std::vector<Message>> queues_;
   std::uint64_t next_queue_ = 1;
+  DictionaryOptions dictionary_options_;
+  std::mutex dictionary_mutex_;
+  std::atomic<Dictionary*> dictionary_{nullptr};
+  std::unique_ptr<Dictionary> dictionary_owner_;
 };
 
 }  // namespace wsb

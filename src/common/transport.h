@@ -78,6 +78,10 @@ class Client {
   virtual void receive_messages(const std::string& queue, std::vector<Message>& out) = 0;
   virtual void unregister_client(const std::string& queue) = 0;
   virtual std::string primes(std::uint32_t n) = 0;
+  // E8's dictionary: a word's definition (a word it lacks is a CallError:
+  // HTTP 404, a SOAP Fault, XML-RPC fault 404), and insert-or-replace.
+  virtual std::string define(const std::string& word) = 0;
+  virtual void put(const std::string& word, const std::string& definition) = 0;
 
   // Client points of the last call (kInvoke, kRequestWritten,
   // kResponseReceived, kDecoded); 0 where the stack exposes none or probes

@@ -36,11 +36,11 @@ std::string quote(std::string_view s) {
   return "'" + std::string(s) + "'";
 }
 
-enum class Route { ping, payload, echo, queues, queue, primes };
+enum class Route { ping, payload, echo, queues, queue, primes, word };
 
 struct Target {
   Route route;
-  std::string_view arg;  // payload label, queue id or prime count
+  std::string_view arg;  // payload label, queue id, prime count or word
 };
 
 std::optional<Target> route_of(std::string_view path) {
@@ -59,6 +59,8 @@ std::optional<Target> route_of(std::string_view path) {
     return Target{Route::queue, arg};
   if (tail("/primes/", arg) && arg.find('/') == std::string_view::npos)
     return Target{Route::primes, arg};
+  if (tail("/words/", arg) && arg.find('/') == std::string_view::npos)
+    return Target{Route::word, arg};
   return std::nullopt;
 }
 
@@ -74,6 +76,8 @@ std::string_view allowed_methods(Route route) {
       return "POST";
     case Route::queue:
       return "GET, PUT, DELETE";
+    case Route::word:
+      return "GET, PUT";
   }
   return "";
 }
@@ -89,6 +93,8 @@ bool allows(Route route, Method method) {
       return method == Method::post;
     case Route::queue:
       return method == Method::get || method == Method::put || method == Method::delete_;
+    case Route::word:
+      return method == Method::get || method == Method::put;
   }
   return false;
 }
@@ -215,7 +221,32 @@ void RestHandler::respond(const RestRequest& req, RestResponse& res) {
       write_payload(out, payload_, res);
       break;
     }
+    case Route::word:
+      word(req, route->arg, res);
+      break;
   }
+}
+
+// E8: GET answers the definition as text in the negotiated format; PUT
+// takes it the same way and answers 204.
+void RestHandler::word(const RestRequest& req, std::string_view word_view, RestResponse& res) {
+  word_.assign(word_view);
+  if (req.method == Method::put) {
+    read_payload(req, true);
+    auto* definition = std::get_if<Text>(&payload_);
+    if (definition == nullptr) throw HttpError{kBadRequest, "PUT /words/{word} takes a text"};
+    parsed();
+    service_.put(word_, definition->value);
+    serviced();
+    res.status = kNoContent;
+    marshalled(res);
+    return;
+  }
+  Codec* out = response_codec(req, true, Format::json);
+  parsed();
+  payload_ = Text{service_.define(word_)};
+  serviced();
+  write_payload(out, payload_, res);
 }
 
 void RestHandler::queue(const RestRequest& req, std::string_view id_view, RestResponse& res) {

@@ -80,6 +80,7 @@ class RestHandler {
   void serve_call(std::string_view body, RpcBinding& rpc, RestResponse& res);
   RpcBinding* rpc_by_name(std::string_view name);
   void queue(const RestRequest& req, std::string_view id, RestResponse& res);
+  void word(const RestRequest& req, std::string_view word, RestResponse& res);
   Format read_payload(const RestRequest& req, bool text_allowed);
   Codec* response_codec(const RestRequest& req, bool text_allowed, Format preferred);
   void write_payload(Codec* codec, const Payload& payload, RestResponse& res);
@@ -91,7 +92,8 @@ class RestHandler {
   Codec& codec_for(Format format);
 
   Service& service_;
-  Payload payload_;  // decoded request body or service result
+  Payload payload_;   // decoded request body or service result
+  std::string word_;  // the /words/{word} of the current request
   std::vector<std::unique_ptr<Codec>> codecs_;
   std::array<Codec*, 3> by_format_{};                  // json, xml, protobuf
   Codec* named_ = nullptr;                             // X-Wsbench-Codec of the current request

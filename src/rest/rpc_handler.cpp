@@ -96,6 +96,12 @@ void RestHandler::serve_call(std::string_view body, RpcBinding& rpc, RestRespons
     case Operation::primes:
       payload_ = Text{service_.primes(call.n)};
       break;
+    case Operation::define:
+      payload_ = Text{service_.define(call.word)};
+      break;
+    case Operation::put:
+      service_.put(call.word, call.definition);
+      break;
   }
   serviced();
   rpc.encode_reply(call.op, *result, res.body);

@@ -180,6 +180,21 @@ class GsoapClient final : public Client {
     return result;
   }
 
+  std::string define(const std::string& word) override {
+    begin();
+    std::string definition;
+    check(proxy_.define(nullptr, kAction, word, definition));
+    end();
+    return definition;
+  }
+
+  void put(const std::string& word, const std::string& definition) override {
+    begin();
+    wsb__putResponse response;
+    check(proxy_.put(nullptr, kAction, word, definition, response));
+    end();
+  }
+
   const Timeline& last_timeline() const override { return timeline_; }
 
   std::uint16_t local_port() const override {

@@ -97,6 +97,22 @@ int Operations::primes(unsigned int n, std::string& result) {
   });
 }
 
+int Operations::define(const std::string& word, std::string& definition) {
+  return run([&] {
+    parsed();
+    definition = service_.define(word);
+    serviced();
+  });
+}
+
+int Operations::put(const std::string& word, const std::string& definition, wsb__putResponse&) {
+  return run([&] {
+    parsed();
+    service_.put(word, definition);
+    serviced();
+  });
+}
+
 void Operations::release() {
   release_message(soap);
   got_.reset();

@@ -57,6 +57,9 @@ class Operations final : public wsbenchService {
   int ReceiveMessage(const std::string& queue, wsb__ReceiveMessageResponse& response) override;
   int UnregisterClient(const std::string& queue, wsb__UnregisterClientResponse& response) override;
   int primes(unsigned int n, std::string& result) override;
+  int define(const std::string& word, std::string& definition) override;
+  int put(const std::string& word, const std::string& definition,
+          wsb__putResponse& response) override;
 
  private:
   template <class F>

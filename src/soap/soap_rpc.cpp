@@ -112,6 +112,17 @@ class SoapRpcBinding final : public RpcBinding {
         req.n = call.n;
         return write(&req, soap_serialize_wsb__primes, soap_put_wsb__primes, "wsb:primes", out);
       }
+      case Operation::define: {
+        wsb__define req;
+        req.word = call.word;
+        return write(&req, soap_serialize_wsb__define, soap_put_wsb__define, "wsb:define", out);
+      }
+      case Operation::put: {
+        wsb__put req;
+        req.word = call.word;
+        req.definition = call.definition;
+        return write(&req, soap_serialize_wsb__put, soap_put_wsb__put, "wsb:put", out);
+      }
     }
     throw std::logic_error(name_ + ": unknown operation");
   }
@@ -178,6 +189,18 @@ class SoapRpcBinding final : public RpcBinding {
         out = Text{std::move(r.result)};
         break;
       }
+      case Operation::define: {
+        wsb__defineResponse r;
+        read_reply(&r, soap_default_wsb__defineResponse, soap_get_wsb__defineResponse,
+                   "wsb:defineResponse");
+        out = Text{std::move(r.definition)};
+        break;
+      }
+      case Operation::put: {
+        wsb__putResponse r;
+        read_reply(&r, soap_default_wsb__putResponse, soap_get_wsb__putResponse, "wsb:putResponse");
+        break;
+      }
     }
     release_message(ctx);
   }
@@ -238,6 +261,17 @@ class SoapRpcBinding final : public RpcBinding {
       read_call(&req, soap_default_wsb__primes, soap_get_wsb__primes, "wsb:primes");
       out.op = Operation::primes;
       out.n = req.n;
+    } else if (is("wsb:define")) {
+      wsb__define req;
+      read_call(&req, soap_default_wsb__define, soap_get_wsb__define, "wsb:define");
+      out.op = Operation::define;
+      out.word = std::move(req.word);
+    } else if (is("wsb:put")) {
+      wsb__put req;
+      read_call(&req, soap_default_wsb__put, soap_get_wsb__put, "wsb:put");
+      out.op = Operation::put;
+      out.word = std::move(req.word);
+      out.definition = std::move(req.definition);
     } else {
       throw DecodeError(name_ + ": no operation " + std::string(ctx->tag));
     }
@@ -296,6 +330,17 @@ class SoapRpcBinding final : public RpcBinding {
         r.result = std::get<Text>(result).value;
         return write(&r, soap_serialize_wsb__primesResponse, soap_put_wsb__primesResponse,
                      "wsb:primesResponse", out);
+      }
+      case Operation::define: {
+        wsb__defineResponse r;
+        r.definition = std::get<Text>(result).value;
+        return write(&r, soap_serialize_wsb__defineResponse, soap_put_wsb__defineResponse,
+                     "wsb:defineResponse", out);
+      }
+      case Operation::put: {
+        wsb__putResponse r;
+        return write(&r, soap_serialize_wsb__putResponse, soap_put_wsb__putResponse,
+                     "wsb:putResponse", out);
       }
     }
     throw std::logic_error(name_ + ": unknown operation");

@@ -22,7 +22,8 @@
 // Operations: `get` is what the codecs encode (its response carries one
 // payload of the catalogue); all of them are served by the gsoap stack
 // (soap_operations.cpp implements them, soap_client.cpp calls them) for the
-// round-trip experiments (E1 ping, E3 get, echo, E5 messaging, E7 primes).
+// round-trip experiments (E1 ping, E3 get, echo, E5 messaging, E7 primes,
+// E8 define and put).
 // Their parameters are elements of the schema namespace like every other
 // (elementForm qualified): <wsb:primes><wsb:n>3</wsb:n></wsb:primes>, as
 // the generated WSDL says.
@@ -228,6 +229,9 @@ struct wsb__ReceiveMessageResponse {
 struct wsb__UnregisterClientResponse {
 };
 
+struct wsb__putResponse {
+};
+
 // ---- operations ----
 
 /// Empty request, a short fixed reply ("pong"): the protocol's fixed cost.
@@ -254,3 +258,9 @@ int wsb__UnregisterClient(xsd__string queue, struct wsb__UnregisterClientRespons
 
 /// "FIRST n numbers: 2 3 5 ...", computed on each call (costa-bernardino).
 int wsb__primes(xsd__unsignedInt n, xsd__string &result);
+
+/// E8's dictionary: the word's definition; a SOAP Fault if there is none.
+int wsb__define(xsd__string word, xsd__string &definition);
+
+/// E8's dictionary: inserts the word or replaces its definition.
+int wsb__put(xsd__string word, xsd__string definition, struct wsb__putResponse &response);

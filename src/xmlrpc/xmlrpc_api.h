@@ -11,6 +11,8 @@
 //   wsbench.receiveMessages(queue: string) -> {messages: [message struct...]}
 //   wsbench.unregisterClient(queue: string) -> true
 //   wsbench.primes(n: i4, or i8 above 2^31 - 1) -> "FIRST n numbers: ..."
+//   wsbench.define(word: string) -> definition: string (fault 404 if none)
+//   wsbench.put(word: string, definition: string) -> true
 // A payload value is the codec's response value: a struct whose one member
 // names the kind (src/xmlrpc/xmlrpc_codec.cpp has the table). Calls to
 // /RPC2?int64=string get its 64-bit fields as decimal strings, for clients
@@ -31,6 +33,8 @@ inline constexpr const char* kSendMessage = "wsbench.sendMessage";
 inline constexpr const char* kReceiveMessages = "wsbench.receiveMessages";
 inline constexpr const char* kUnregisterClient = "wsbench.unregisterClient";
 inline constexpr const char* kPrimes = "wsbench.primes";
+inline constexpr const char* kDefine = "wsbench.define";
+inline constexpr const char* kPut = "wsbench.put";
 
 inline constexpr const char* kRpcPath = "/RPC2";
 
@@ -39,7 +43,7 @@ inline constexpr const char* kRpcPath = "/RPC2";
 // is not valid XML-RPC, -501 and -502 for system.* misuse).
 inline constexpr int kFaultBadRequest = 400;  // ServiceError::bad_request, and
                                               // parameters that do not fit the method
-inline constexpr int kFaultNotFound = 404;    // ServiceError::not_found (unknown queue)
+inline constexpr int kFaultNotFound = 404;    // ServiceError::not_found (unknown queue or word)
 inline constexpr int kFaultTooLarge = 413;    // ServiceError::too_large (a service limit)
 inline constexpr int kFaultInternal = -500;   // XMLRPC_INTERNAL_ERROR: a bug on our side
 // A call the server's guard refuses before xmlrpc-c parses it (see

@@ -131,6 +131,19 @@ class CurlClient final : public Client {
     return finish(string_reply(reply, "primes reply"));
   }
 
+  std::string define(const std::string& word) override {
+    begin();
+    const value& reply = call({.op = Operation::define, .word = word});
+    return finish(string_reply(reply, "definition"));
+  }
+
+  void put(const std::string& word, const std::string& definition) override {
+    begin();
+    const value& reply = call({.op = Operation::put, .word = word, .definition = definition});
+    true_reply(reply, kPut);
+    finish();
+  }
+
   const Timeline& last_timeline() const override { return timeline_; }
 
  private:

@@ -107,6 +107,22 @@ value primes(Service& service, const carray& params, Int64Form) {
   return xmlrpc_c::value_string(reply);
 }
 
+value define(Service& service, const carray& params) {
+  const DecodedCall call = arguments(Operation::define, params);
+  mark_server(kParsed);
+  std::string definition = service.define(call.word);
+  mark_server(kServiced);
+  return xmlrpc_c::value_string(definition);
+}
+
+value put(Service& service, const carray& params) {
+  const DecodedCall call = arguments(Operation::put, params);
+  mark_server(kParsed);
+  service.put(call.word, call.definition);
+  mark_server(kServiced);
+  return xmlrpc_c::value_boolean(true);
+}
+
 // ---- the registry's view: one C entry point per method ----
 
 using Method = value (*)(Service&, const carray&, Int64Form);
@@ -140,7 +156,7 @@ struct MethodEntry {
   xmlrpc_method2 function;
 };
 
-constexpr std::array<MethodEntry, 8> kMethods{{
+constexpr std::array<MethodEntry, 10> kMethods{{
     {kPing, &call<ping>},
     {kGet, &call<get>},
     {kEcho, &call<echo>},
@@ -149,6 +165,8 @@ constexpr std::array<MethodEntry, 8> kMethods{{
     {kReceiveMessages, &call<receive_messages>},
     {kUnregisterClient, &call<unregister_client>},
     {kPrimes, &call<primes>},
+    {kDefine, &call<define>},
+    {kPut, &call<put>},
 }};
 
 }  // namespace

@@ -40,6 +40,10 @@ const char* method_of(Operation op) {
       return kUnregisterClient;
     case Operation::primes:
       return kPrimes;
+    case Operation::define:
+      return kDefine;
+    case Operation::put:
+      return kPut;
   }
   throw std::logic_error("xmlrpc: unknown operation");
 }
@@ -71,6 +75,13 @@ xmlrpc_c::paramList params_of(const CallArgs& call) {
       else
         params.add(xmlrpc_c::value_i8(call.n));
       break;
+    case Operation::define:
+      params.addc(std::string(call.word));
+      break;
+    case Operation::put:
+      params.addc(std::string(call.word));
+      params.addc(std::string(call.definition));
+      break;
   }
   return params;
 }
@@ -85,6 +96,7 @@ std::size_t param_count(Operation op) {
     case Operation::register_client:
       return 0;
     case Operation::send_message:
+    case Operation::put:
       return 2;
     default:
       return 1;
@@ -128,6 +140,13 @@ void arguments_of(Operation op, const std::vector<xmlrpc_c::value>& params, Deco
       out.n = static_cast<std::uint32_t>(count);
       break;
     }
+    case Operation::define:
+      out.word = string_of(params[0], "word");
+      break;
+    case Operation::put:
+      out.word = string_of(params[0], "word");
+      out.definition = string_of(params[1], "definition");
+      break;
   }
 }
 
@@ -140,7 +159,9 @@ constexpr Operation kOperations[] = {Operation::ping,
                                      Operation::send_message,
                                      Operation::receive_messages,
                                      Operation::unregister_client,
-                                     Operation::primes};
+                                     Operation::primes,
+                                     Operation::define,
+                                     Operation::put};
 
 class XmlrpcRpcBinding final : public RpcBinding {
  public:
@@ -168,6 +189,7 @@ class XmlrpcRpcBinding final : public RpcBinding {
       case Operation::ping:
       case Operation::register_client:
       case Operation::primes:
+      case Operation::define:
         out = Text{string_of(result, "reply")};
         break;
       case Operation::get:
@@ -179,6 +201,7 @@ class XmlrpcRpcBinding final : public RpcBinding {
         break;
       case Operation::send_message:
       case Operation::unregister_client:
+      case Operation::put:
         if (!bool_of(result, "reply"))
           throw CallError(std::string("xmlrpc: ") + method_of(op) + " returned false");
         break;
@@ -213,6 +236,7 @@ class XmlrpcRpcBinding final : public RpcBinding {
       case Operation::ping:
       case Operation::register_client:
       case Operation::primes:
+      case Operation::define:
         value.emplace(xmlrpc_c::value_string(std::get<Text>(result).value));
         break;
       case Operation::get:
@@ -222,6 +246,7 @@ class XmlrpcRpcBinding final : public RpcBinding {
         break;
       case Operation::send_message:
       case Operation::unregister_client:
+      case Operation::put:
         value.emplace(xmlrpc_c::value_boolean(true));
         break;
     }

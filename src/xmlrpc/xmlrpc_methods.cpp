@@ -107,7 +107,7 @@ value primes(Service& service, const carray& params, Int64Form) {
   return xmlrpc_c::value_string(reply);
 }
 
-value define(Service& service, const carray& params) {
+value define(Service& service, const carray& params, Int64Form) {
   const DecodedCall call = arguments(Operation::define, params);
   mark_server(kParsed);
   std::string definition = service.define(call.word);
@@ -115,7 +115,7 @@ value define(Service& service, const carray& params) {
   return xmlrpc_c::value_string(definition);
 }
 
-value put(Service& service, const carray& params) {
+value put(Service& service, const carray& params, Int64Form) {
   const DecodedCall call = arguments(Operation::put, params);
   mark_server(kParsed);
   service.put(call.word, call.definition);

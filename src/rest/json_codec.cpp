@@ -345,6 +345,13 @@ class DepthLimitedHandler {
   bool too_deep_ = false;
 };
 
+// Full precision: RapidJSON's default double parsing may be off by an ulp,
+// which would fail verification of 17-digit values. Validated encoding:
+// without it RapidJSON copies invalid UTF-8 (overlong forms included) into
+// strings, and echo returns it.
+constexpr unsigned kParseFlags =
+    rapidjson::kParseFullPrecisionFlag | rapidjson::kParseValidateEncodingFlag;
+
 class JsonCodec final : public Codec, public CodecStages {
  public:
   void encode(const Payload& in, std::string& out) override { encode_model(in, out); }
@@ -371,8 +378,6 @@ class JsonCodec final : public Codec, public CodecStages {
     } else {
       reuse_pool();
     }
-    // Full precision: RapidJSON's default double parsing may be off by an
-    // ulp, which would fail verification of 17-digit values.
     // What Document::Parse does, with the depth limit between reader and DOM.
     rapidjson::MemoryStream bytes(wire.data(), wire.size());
     rapidjson::EncodedInputStream<rapidjson::UTF8<>, rapidjson::MemoryStream> in(bytes);
@@ -381,7 +386,7 @@ class JsonCodec final : public Codec, public CodecStages {
     auto parse = [&](rapidjson::Document& doc) {
       DepthLimitedHandler handler(doc);
       rapidjson::Reader reader;
-      result = reader.Parse<rapidjson::kParseFullPrecisionFlag>(in, handler);
+      result = reader.Parse<kParseFlags>(in, handler);
       too_deep = handler.too_deep();
       return !result.IsError();
     };

@@ -11,6 +11,7 @@
 #include <string_view>
 
 #include "common/codec.h"
+#include "common/input_checks.h"
 #include "common/rpc_binding.h"
 #include "common/transport.h"
 #include "soap/soap_binding.h"
@@ -361,6 +362,10 @@ class SoapRpcBinding final : public RpcBinding {
   }
 
   Context* begin_read(std::string_view wire) {
+    // gSOAP decodes overlong UTF-8 ("\xc0\xaf" becomes "/") and skips a
+    // DTD. An MTOM package's attachments are binary.
+    if (!mtom_ && !valid_utf8(wire)) throw DecodeError(name_ + ": the message is not valid UTF-8");
+    if (!mtom_ && !DoctypeCheck().feed(wire)) throw DecodeError(name_ + ": DTDs are not accepted");
     Context* ctx = in_.get();
     release_message(ctx);
     input_ = wire;

@@ -54,7 +54,8 @@ std::string replace_once(std::string body, std::string_view what, std::string_vi
 
 // Where the document's root element starts (a DOCTYPE goes before it).
 std::size_t root_element(std::string_view codec, std::string_view body) {
-  const auto soap = body.find(":Envelope");
+  // Not the MIME part's Content-ID, <SOAP-ENV:Envelope>.
+  const auto soap = body.find(":Envelope ");
   if (codec.starts_with("soap") && soap != std::string_view::npos) return body.rfind('<', soap);
   for (std::size_t at = body.find('<'); at != std::string_view::npos; at = body.find('<', at + 1))
     if (std::isalpha(static_cast<unsigned char>(body[at + 1]))) return at;

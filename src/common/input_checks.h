@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -37,6 +38,65 @@ class DoctypeCheck {
 
  private:
   std::size_t matched_ = 0;
+};
+
+// Elements of simple type (xsd:string, xsd:int, ...) hold text only (XML
+// Schema 1.0 part 1, 3.3.4: no element children). gSOAP reads markup
+// inside one as part of its text, so "<name><b>x</b></name>" arrives as
+// the string "<b>x</b>", indistinguishable from escaped "&lt;b&gt;". This
+// lexer, fed the document in pieces, refuses a start tag inside an element
+// whose local name `is_simple` says is of simple type. It also refuses a
+// reference to an entity no DTD declared (not well-formed XML, which gSOAP
+// reads as U+007F): only the five predefined ones and character references
+// remain.
+class SimpleContentCheck {
+ public:
+  using IsSimple = bool (*)(std::string_view local_name);
+  explicit SimpleContentCheck(IsSimple is_simple) : is_simple_(is_simple) {}
+  // Empty, or why the document is refused.
+  std::string feed(std::string_view bytes);
+
+ private:
+  enum class State : std::uint8_t { text, reference, lt, name, tag, quoted, bang, skip, end_tag };
+  IsSimple is_simple_;
+  State state_ = State::text;
+  std::string name_;           // the start tag's or reference's name so far
+  bool opens_simple_ = false;  // the start tag being read is of a simple element
+  std::string_view until_;     // what ends a comment, CDATA section or PI
+  std::size_t matched_ = 0;
+  char quote_ = 0;
+  char previous_ = 0;
+  std::string open_simple_;  // the simple element we are inside, if any
+  std::string error_;
+};
+
+// The text of an XML document, fed in pieces: valid UTF-8 and no DTD. For
+// a multipart (MTOM) package only the root part, the XML, is text: the
+// attachments are binary. A `multipart` body that does not begin with a
+// boundary is taken as a whole document.
+class XmlTextCheck {
+ public:
+  XmlTextCheck() = default;
+  // With `is_simple`, markup inside elements of simple type is refused too
+  // (SimpleContentCheck).
+  explicit XmlTextCheck(bool multipart, SimpleContentCheck::IsSimple is_simple = nullptr)
+      : state_(multipart ? State::preamble : State::root) {
+    if (is_simple != nullptr) simple_.emplace(is_simple);
+  }
+  // Empty, or why the text is refused (from the first failure on).
+  std::string feed(std::string_view bytes);
+
+ private:
+  enum class State : std::uint8_t { preamble, boundary, part_header, root, done };
+  void text(std::string_view bytes);
+
+  State state_ = State::root;
+  std::string delimiter_;  // "\r\n--" and the boundary
+  std::size_t matched_ = 0;
+  Utf8Check utf8_;
+  DoctypeCheck doctype_;
+  std::optional<SimpleContentCheck> simple_;
+  std::string error_;
 };
 
 // HTTP/1.1 chunked framing (RFC 9112 7.1): hex sizes, optional extensions,

@@ -362,10 +362,10 @@ class SoapRpcBinding final : public RpcBinding {
   }
 
   Context* begin_read(std::string_view wire) {
-    // gSOAP decodes overlong UTF-8 ("\xc0\xaf" becomes "/") and skips a
-    // DTD. An MTOM package's attachments are binary.
-    if (!mtom_ && !valid_utf8(wire)) throw DecodeError(name_ + ": the message is not valid UTF-8");
-    if (!mtom_ && !DoctypeCheck().feed(wire)) throw DecodeError(name_ + ": DTDs are not accepted");
+    // gSOAP decodes overlong UTF-8 ("\xc0\xaf" becomes "/"), skips a DTD
+    // and reads markup inside a string as its text.
+    if (const std::string why = XmlTextCheck(mtom_, is_simple_element).feed(wire); !why.empty())
+      throw DecodeError(name_ + ": " + why);
     Context* ctx = in_.get();
     release_message(ctx);
     input_ = wire;

@@ -92,13 +92,10 @@ struct Connection : Exchange {
   std::size_t header_fields = 0;
   std::size_t header_bytes = 0;
   // The body as it arrives, checked where gSOAP is lenient
-  // (common/input_checks.h); `text` unless the body is a multipart (MTOM)
-  // package, whose attachments are binary.
+  // (common/input_checks.h).
   struct BodyChecks {
     ChunkedCheck framing;
-    Utf8Check utf8;
-    DoctypeCheck doctype;
-    bool text = true;
+    XmlTextCheck text{false, is_simple_element};
   } checks;
   // Why the body was refused while it was read, and the HTTP status of the
   // refusal (0: a SOAP Fault with gSOAP's status).
@@ -289,11 +286,7 @@ bool starts_like_http(std::string_view head) {
 // failure.
 bool check_body(Connection& c, std::string_view bytes) {
   auto text = [&c](std::string_view data) {
-    if (!c.checks.text || !c.refusal.empty()) return;
-    if (!c.checks.utf8.feed(data))
-      c.refusal = "the request is not valid UTF-8";
-    else if (!c.checks.doctype.feed(data))
-      c.refusal = "DTDs are not accepted";
+    if (c.refusal.empty()) c.refusal = c.checks.text.feed(data);
   };
   if (c.chunked) {
     if (std::string error = c.checks.framing.feed(bytes, text); !error.empty()) {
@@ -613,7 +606,7 @@ class GsoapServer final : public Server {
     c.header_bytes += std::strlen(key) + std::strlen(value) + 4;
     if (soap_tag_cmp(key, "Transfer-Encoding") == 0) c.chunked = true;
     if (soap_tag_cmp(key, "Content-Type") == 0)
-      c.checks.text = soap_tag_cmp(value, "multipart/*") != 0;
+      c.checks.text = XmlTextCheck(soap_tag_cmp(value, "multipart/*") == 0, is_simple_element);
     if (soap_tag_cmp(key, "Content-Length") == 0) {
       ULONG64 length = 0;
       const char* end = value + std::strlen(value);

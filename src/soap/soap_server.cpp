@@ -188,9 +188,11 @@ void answer_unreadable(Connection& c) {
   } else if (soap->error == SOAP_EOF || c.peer_eof) {
     // gSOAP takes an end of input for a vanished peer, or reports whatever
     // its parser made of the last tag.
-    // HTTP's answer to a message cut short (the fault says why).
     soap_sender_fault(soap, "the request body ended before its SOAP envelope did", nullptr);
-    soap->error = 400;
+    // The peer closed before its Content-Length was read: HTTP's answer to a
+    // message cut short (the fault says why). A whole body whose envelope
+    // ends early stays a SOAP Fault with 500.
+    if (c.peer_eof) soap->error = 400;
   } else if (soap->error >= SOAP_POST) {
     // gSOAP took the body for a REST payload (error = soap::status).
     soap_sender_fault(soap, "the request body is not a SOAP envelope", nullptr);

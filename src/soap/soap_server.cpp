@@ -557,7 +557,7 @@ class GsoapServer final : public Server {
     Connection& c = connection_of(ctx);
     const std::size_t max_fields = c.server->options_.limits.max_header_fields;
     const std::size_t max_bytes = c.server->options_.limits.max_header_bytes;
-    // gSOAP's own limit is a line of SOAP_HDRLEN bytes.
+    // SOAP_HDR: a line over gSOAP's SOAP_HDRLEN, or header_callback's stop.
     if (error == SOAP_HDR || c.header_fields > max_fields || c.header_bytes > max_bytes)
       return refuse_header_too_large(ctx, max_fields, max_bytes);
     if (error) return error;
@@ -606,6 +606,10 @@ class GsoapServer final : public Server {
     Connection& c = connection_of(ctx);
     ++c.header_fields;
     c.header_bytes += std::strlen(key) + std::strlen(value) + 4;
+    // Stops reading a header flood at the limit: parse_callback answers 431.
+    const ServerLimits& limits = c.server->options_.limits;
+    if (c.header_fields > limits.max_header_fields || c.header_bytes > limits.max_header_bytes)
+      return SOAP_HDR;
     if (soap_tag_cmp(key, "Transfer-Encoding") == 0) c.chunked = true;
     if (soap_tag_cmp(key, "Content-Type") == 0)
       c.checks.text = XmlTextCheck(soap_tag_cmp(value, "multipart/*") == 0, is_simple_element);

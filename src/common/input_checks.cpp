@@ -55,16 +55,14 @@ bool valid_utf8(std::string_view bytes) {
 
 bool DoctypeCheck::feed(std::string_view bytes) {
   static constexpr std::string_view kDoctype = "<!DOCTYPE";
-  // Between matches, on to the next '<' (memchr).
-  if (matched_ == 0) {
-    const auto lt = bytes.find('<');
-    if (lt == std::string_view::npos) return true;
-    bytes.remove_prefix(lt);
-  }
-  for (const char c : bytes) {
-    if (matched_ == kDoctype.size()) return false;
+  for (std::size_t i = 0; i < bytes.size();) {
+    if (matched_ == 0) {  // between matches, on to the next '<' (memchr)
+      i = bytes.find('<', i);
+      if (i == std::string_view::npos) return true;
+    }
+    const char c = bytes[i++];
     if (c == kDoctype[matched_]) {
-      ++matched_;
+      if (++matched_ == kDoctype.size()) return false;
     } else {
       matched_ = c == '<' ? 1 : 0;
     }
@@ -162,11 +160,28 @@ std::string SimpleContentCheck::feed(std::string_view bytes) {
   auto name_ends = [](char c) {
     return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '/' || c == '>';
   };
+  // Text, names and end tags are most of a document: each is passed over a
+  // run at a time, not byte by byte through the switch.
   for (std::size_t i = 0; i < bytes.size() && error_.empty(); ++i) {
     if (state_ == State::text) {
-      // Text is most of a document: on to the next markup or reference.
-      while (i < bytes.size() && bytes[i] != '<' && bytes[i] != '&') ++i;
+      // memchr for '<', then for a (rarer) '&' before it.
+      const std::size_t lt = std::min(bytes.find('<', i), bytes.size());
+      const std::size_t amp = bytes.substr(0, lt).find('&', i);
+      i = amp == std::string_view::npos ? lt : amp;
       if (i == bytes.size()) break;
+    } else if (state_ == State::name) {
+      std::size_t end = i;
+      while (end < bytes.size() && !name_ends(bytes[end])) ++end;
+      name_.append(bytes.substr(i, std::min(end - i, kLongestName - name_.size())));
+      if (end == bytes.size()) break;
+      i = end;
+      const auto colon = name_.find(':');
+      opens_simple_ =
+          is_simple_(std::string_view(name_).substr(colon == std::string::npos ? 0 : colon + 1));
+      state_ = State::tag;
+    } else if (state_ == State::end_tag) {
+      i = bytes.find('>', i);
+      if (i == std::string_view::npos) break;
     }
     const char c = bytes[i];
     switch (state_) {
@@ -204,18 +219,7 @@ std::string SimpleContentCheck::feed(std::string_view bytes) {
           state_ = State::name;
         }
         break;
-      case State::name:
-        if (!name_ends(c)) {
-          if (name_.size() < kLongestName) name_ += c;
-          break;
-        }
-        {
-          const auto colon = name_.find(':');
-          opens_simple_ = is_simple_(
-              std::string_view(name_).substr(colon == std::string::npos ? 0 : colon + 1));
-        }
-        state_ = State::tag;
-        [[fallthrough]];
+      case State::name:  // handled above: the name ended at c
       case State::tag:
         if (c == '"' || c == '\'') {
           quote_ = c;
@@ -243,7 +247,7 @@ std::string SimpleContentCheck::feed(std::string_view bytes) {
         if (matched_ == until_.size()) state_ = State::text;
         break;
       case State::end_tag:
-        if (c == '>') state_ = State::text;
+        state_ = State::text;  // c is its '>'
         break;
     }
     previous_ = c;

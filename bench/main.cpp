@@ -24,6 +24,7 @@
 #include "harness/environment.h"
 #include "harness/heap_policy.h"
 #include "rtt_bench.h"
+#include "server_limits.h"
 
 namespace po = boost::program_options;
 
@@ -227,6 +228,7 @@ std::size_t stack_offset_from_environment() {
                               std::to_string(service_limits.max_cached_payload_bytes >> 20) +
                                   " MiB, " + std::to_string(service_limits.max_cached_payloads) +
                                   " payloads (least recently used out)");
+  benchmark::AddCustomContext("wsbench_server_limits", wsb::describe_server_limits());
   benchmark::AddCustomContext("wsbench_process_affinity", wsb::current_affinity());
   std::string target_list;
   for (const auto& [stack, endpoint] : rtt.targets)

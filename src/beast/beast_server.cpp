@@ -51,10 +51,6 @@ using rest::RestHandler;
 using rest::RestRequest;
 using rest::RestResponse;
 
-// Request line plus header fields. 16 KiB is generous for this API (the
-// longest header a client sends is a SOAP Content-Type) and keeps a header
-// flood cheap to refuse.
-constexpr std::uint32_t kHeaderLimit = 16 * 1024;
 // Pending connections the kernel queues before accept().
 constexpr int kListenBacklog = 128;
 // After a reply that closes the connection (an error the connection cannot
@@ -122,10 +118,13 @@ class Session {
     request_body_.clear();  // Beast's string_body appends
     http::request_parser<http::string_body> parser(std::piecewise_construct,
                                                    std::make_tuple(std::move(request_body_)));
-    parser.header_limit(kHeaderLimit);
+    parser.header_limit(static_cast<std::uint32_t>(limits_.max_header_bytes));
     parser.body_limit(limits_.max_body_bytes);
     beast::error_code ec;
     http::read_header(stream_, buffer_, parser, ec);
+    const auto fields = std::distance(parser.get().begin(), parser.get().end());
+    if (!ec && static_cast<std::size_t>(fields) > limits_.max_header_fields)
+      ec = http::error::header_limit;
     if (!ec && !parser.is_done()) {
       // curl sends Expect: 100-continue before a large body and waits a
       // second for this before sending anyway.
@@ -192,7 +191,8 @@ class Session {
                                                 std::to_string(limits_.max_body_bytes) + " bytes"};
     } else if (ec == http::error::header_limit) {
       e = {http::status::request_header_fields_too_large,
-           "request header exceeds the limit of " + std::to_string(kHeaderLimit) + " bytes"};
+           "request header exceeds the limit of " + std::to_string(limits_.max_header_bytes) +
+               " bytes or " + std::to_string(limits_.max_header_fields) + " fields"};
     } else if (ec == http::error::partial_message) {
       // The client closed (or half-closed) before the whole message arrived,
       // e.g. fewer body bytes than its Content-Length. If it still reads, it

@@ -11,6 +11,7 @@
 #include <stdexcept>
 
 #include "common/clock.h"
+#include "common/input_checks.h"
 #include "common/phases.h"
 #include "common/service.h"
 
@@ -295,10 +296,14 @@ Format RestHandler::read_payload(const RestRequest& req, bool text_allowed) {
     throw HttpError{kUnsupportedMediaType,
                     "cannot read a body of type " + quote(req.content_type) +
                         "; send application/json, application/xml or application/x-protobuf"};
-  if (*format == Format::text)
+  if (*format == Format::text) {
+    // Echo would return the bytes as they came, rewritten by no parser.
+    if (!valid_utf8(req.body))
+      throw HttpError{kBadRequest, "a text/plain body must be UTF-8 (charset=utf-8)"};
     payload_ = Text{std::string(req.body)};
-  else
+  } else {
     codec_for(*format).decode(req.body, payload_);
+  }
   return *format;
 }
 

@@ -39,6 +39,11 @@ static_assert(kMaxLevel <= kMaxNestingDepth);
 // size limit bounds it.
 inline constexpr long kMaxStringBytes = 0;
 
+// Whether elements of this local name are of simple type in wsbench's
+// messages (simple_elements.cpp): markup inside one is refused
+// (SimpleContentCheck, common/input_checks.h).
+bool is_simple_element(std::string_view local_name);
+
 // Sets the limits for messages of at most `max_message_bytes`
 // (soap::recv_maxlength). Elements per array (soap::maxoccurs) follow from
 // it, so the message size, not the count, is what binds: the default

@@ -12,6 +12,7 @@
 #include <string_view>
 
 #include "common/codec.h"
+#include "common/input_checks.h"
 #include "common/rpc_binding.h"
 #include "common/transport.h"
 #include "soap/soap_binding.h"
@@ -414,6 +415,10 @@ class SoapRpcBinding final : public RpcBinding {
   }
 
   Context* begin_read(std::string_view wire) {
+    // gSOAP decodes overlong UTF-8 ("\xc0\xaf" becomes "/"), skips a DTD
+    // and reads markup inside a string as its text.
+    if (const std::string why = XmlTextCheck(mtom_, is_simple_element).feed(wire); !why.empty())
+      throw DecodeError(name_ + ": " + why);
     Context* ctx = in_.get();
     release_message(ctx);
     input_ = wire;

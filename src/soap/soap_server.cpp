@@ -27,6 +27,7 @@
 #include <utility>
 
 #include "common/clock.h"
+#include "common/input_checks.h"
 #include "common/phases.h"
 #include "common/placement.h"
 #include "common/service.h"
@@ -86,6 +87,20 @@ struct Connection : Exchange {
   // not a number or two disagree.
   std::optional<ULONG64> content_length;
   bool bad_length = false;
+
+  // Header fields so far and their bytes (name, value, ": ", CRLF).
+  std::size_t header_fields = 0;
+  std::size_t header_bytes = 0;
+  // The body as it arrives, checked where gSOAP is lenient
+  // (common/input_checks.h).
+  struct BodyChecks {
+    ChunkedCheck framing;
+    XmlTextCheck text{false, is_simple_element};
+  } checks;
+  // Why the body was refused while it was read, and the HTTP status of the
+  // refusal (0: a SOAP Fault with gSOAP's status).
+  std::string refusal;
+  int refusal_status = 0;
 };
 
 Connection& connection_of(Context* ctx) { return *static_cast<Connection*>(ctx->user); }
@@ -163,7 +178,10 @@ void answer_unreadable(Connection& c) {
   // No envelope was read, so no SOAP version either: answer in 1.1
   // (without it gSOAP's faultcode reads "at source").
   if (soap->version == 0) soap->version = 1;
-  if (c.over_limit) {
+  if (!c.refusal.empty()) {
+    soap_sender_fault(soap, c.refusal.c_str(), nullptr);
+    if (c.refusal_status != 0) soap->error = c.refusal_status;
+  } else if (c.over_limit) {
     // timed_recv stopped the body at the limit (one without a declared
     // length: a declared one is refused in parse_callback).
     refuse_too_large(soap);
@@ -171,6 +189,10 @@ void answer_unreadable(Connection& c) {
     // gSOAP takes an end of input for a vanished peer, or reports whatever
     // its parser made of the last tag.
     soap_sender_fault(soap, "the request body ended before its SOAP envelope did", nullptr);
+    // The peer closed before its Content-Length was read: HTTP's answer to a
+    // message cut short (the fault says why). A whole body whose envelope
+    // ends early stays a SOAP Fault with 500.
+    if (c.peer_eof) soap->error = 400;
   } else if (soap->error >= SOAP_POST) {
     // gSOAP took the body for a REST payload (error = soap::status).
     soap_sender_fault(soap, "the request body is not a SOAP envelope", nullptr);
@@ -193,6 +215,11 @@ void serve_requests(Connection& c, Operations& operations) {
     c.chunked = false;
     c.content_length.reset();
     c.bad_length = false;
+    c.header_fields = 0;
+    c.header_bytes = 0;
+    c.checks = {};
+    c.refusal.clear();
+    c.refusal_status = 0;
     c.responding = false;
     c.request_bytes = 0;
     c.over_limit = false;
@@ -244,6 +271,48 @@ bool http_request_line(const Context* ctx, const Connection& c) {
          (line.ends_with(" HTTP/1.1") || line.ends_with(" HTTP/1.0"));
 }
 
+// Whether `head`, the first bytes of a request, can begin a request line:
+// optional empty lines, then a method token of capital letters. gSOAP takes
+// anything else for a bare XML message and answers its failure with 500.
+bool starts_like_http(std::string_view head) {
+  const auto start = head.find_first_not_of("\r\n");
+  if (start == std::string_view::npos) return true;
+  for (std::size_t i = start; i < head.size(); ++i) {
+    if (head[i] == ' ') return i > start;
+    if (head[i] < 'A' || head[i] > 'Z') return false;
+  }
+  return true;
+}
+
+// Feeds body bytes to the checks; false (and c.refusal set) on the first
+// failure.
+bool check_body(Connection& c, std::string_view bytes) {
+  auto text = [&c](std::string_view data) {
+    if (c.refusal.empty()) c.refusal = c.checks.text.feed(data);
+  };
+  if (c.chunked) {
+    if (std::string error = c.checks.framing.feed(bytes, text); !error.empty()) {
+      c.refusal = std::move(error);
+      c.refusal_status = 400;
+    }
+  } else {
+    text(bytes);
+  }
+  return c.refusal.empty();
+}
+
+// HTTP's answer to a request refused before gSOAP parsed any of it, then
+// the close.
+void refuse_raw(Context* ctx, int status, std::string_view reason, std::string_view why) {
+  const std::string reply = "HTTP/1.1 " + std::to_string(status) + " " + std::string(reason) +
+                            "\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: " +
+                            std::to_string(why.size()) + "\r\nConnection: close\r\n\r\n" +
+                            std::string(why);
+  engine_io().send(ctx, reply.data(), reply.size());
+  ::shutdown(ctx->socket, SHUT_WR);
+  ctx->keep_alive = 0;
+}
+
 std::size_t timed_recv(Context* ctx, char* buf, std::size_t size) {
   Connection& c = connection_of(ctx);
   // gSOAP reads on past a Content-Length when its parser wants more (a body
@@ -264,6 +333,12 @@ std::size_t timed_recv(Context* ctx, char* buf, std::size_t size) {
   }
   if (bounded) c.body_left -= n;
   if (n == 0) c.peer_eof = true;
+  if (n > 0 && !c.header_parsed && c.request_bytes == 0 &&
+      !starts_like_http(std::string_view(buf, n))) {
+    refuse_raw(ctx, 400, "Bad Request", "the request is not HTTP/1.x\n");
+    return 0;
+  }
+  if (n > 0 && c.header_parsed && !check_body(c, std::string_view(buf, n))) return 0;
   if (n > 0) {
     if (c.probe->active()) c.last_recv_ns = now_ns();
     c.request_bytes += n;
@@ -478,8 +553,14 @@ class GsoapServer final : public Server {
   // reading it. An HTTP status returned here becomes gSOAP's reply (a
   // SOAP Fault with that status).
   static int parse_callback(Context* ctx) {
-    if (const int error = engine_io().parse(ctx)) return error;
+    const int error = engine_io().parse(ctx);
     Connection& c = connection_of(ctx);
+    const std::size_t max_fields = c.server->options_.limits.max_header_fields;
+    const std::size_t max_bytes = c.server->options_.limits.max_header_bytes;
+    // SOAP_HDR: a line over gSOAP's SOAP_HDRLEN, or header_callback's stop.
+    if (error == SOAP_HDR || c.header_fields > max_fields || c.header_bytes > max_bytes)
+      return refuse_header_too_large(ctx, max_fields, max_bytes);
+    if (error) return error;
     // gSOAP takes a first line that is not HTTP for raw XML and would
     // answer CGI-style ("Status: 500", no status line), which no HTTP
     // client can read.
@@ -493,19 +574,28 @@ class GsoapServer final : public Server {
     const ULONG64 buffered = ctx->buflen - ctx->bufidx;
     c.body_left = ctx->length > buffered ? ctx->length - buffered : 0;
     if (ctx->length > connection_of(ctx).max_body) return refuse_too_large(ctx);
+    const std::size_t body_buffered =
+        c.chunked ? buffered : std::min<ULONG64>(buffered, ctx->length);
+    if (!check_body(c, std::string_view(ctx->buf + ctx->bufidx, body_buffered))) {
+      if (c.refusal_status != 0) return refuse_bad_request(ctx, c.refusal + "\n");
+      soap_sender_fault(ctx, c.refusal.c_str(), nullptr);
+      return ctx->error = SOAP_FAULT;
+    }
     return SOAP_OK;
+  }
+
+  static int refuse_header_too_large(Context* ctx, std::size_t max_fields, std::size_t max_bytes) {
+    refuse_raw(ctx, 431, "Request Header Fields Too Large",
+               "the request header exceeds " + std::to_string(max_fields) + " fields, " +
+                   std::to_string(max_bytes) + " bytes or a line of " +
+                   std::to_string(SOAP_HDRLEN) + " bytes\n");
+    return ctx->error = SOAP_STOP;
   }
 
   // HTTP's answer to a request whose framing is lost: 400, then the close
   // (SOAP_STOP: nothing more to send, no second request).
   static int refuse_bad_request(Context* ctx, std::string_view why) {
-    const std::string reply =
-        "HTTP/1.1 400 Bad Request\r\nContent-Type: text/plain; charset=utf-8\r\n"
-        "Content-Length: " +
-        std::to_string(why.size()) + "\r\nConnection: close\r\n\r\n" + std::string(why);
-    engine_io().send(ctx, reply.data(), reply.size());
-    ::shutdown(ctx->socket, SHUT_WR);
-    ctx->keep_alive = 0;
+    refuse_raw(ctx, 400, "Bad Request", why);
     return ctx->error = SOAP_STOP;
   }
 
@@ -514,7 +604,15 @@ class GsoapServer final : public Server {
   // number (RFC 9110 8.6), which parse_callback refuses.
   static int header_callback(Context* ctx, const char* key, const char* value) {
     Connection& c = connection_of(ctx);
+    ++c.header_fields;
+    c.header_bytes += std::strlen(key) + std::strlen(value) + 4;
+    // Stops reading a header flood at the limit: parse_callback answers 431.
+    const ServerLimits& limits = c.server->options_.limits;
+    if (c.header_fields > limits.max_header_fields || c.header_bytes > limits.max_header_bytes)
+      return SOAP_HDR;
     if (soap_tag_cmp(key, "Transfer-Encoding") == 0) c.chunked = true;
+    if (soap_tag_cmp(key, "Content-Type") == 0)
+      c.checks.text = XmlTextCheck(soap_tag_cmp(value, "multipart/*") == 0, is_simple_element);
     if (soap_tag_cmp(key, "Content-Length") == 0) {
       ULONG64 length = 0;
       const char* end = value + std::strlen(value);

@@ -18,6 +18,7 @@
 #include <xmlrpc-c/xml.hpp>
 
 #include "common/codec.h"
+#include "xmlrpc/xmlrpc_limits.h"
 
 namespace wsb::xmlrpc {
 namespace {
@@ -29,10 +30,8 @@ namespace {
 // xmlrpc-c's 64-value nesting limit with room to spare, far below the depth
 // that overflows the stack.
 constexpr std::size_t kMaxElementDepth = kMaxNestingDepth;
-// Our widest struct has 9 members; 256 keeps a hostile struct's quadratic
-// insertion cost within a small constant factor of linear. (system.multicall
-// entries are structs of two members.)
-constexpr std::size_t kMaxStructMembers = 256;
+// kMaxStructMembers (xmlrpc_limits.h) keeps a hostile struct's quadratic
+// insertion cost within a small constant factor of linear.
 
 enum class B64 : std::uint8_t { bad, digit, pad, space };
 

@@ -14,6 +14,16 @@ namespace wsb::xmlrpc {
 // and the margin admits larger experiments.
 inline constexpr std::size_t kXmlSizeLimit = std::size_t{256} << 20;
 
+// Members of one struct the guard admits (xmlrpc_guard.cpp): our widest
+// struct has 9, and xmlrpc-c inserts members in time quadratic in their
+// number.
+inline constexpr std::size_t kMaxStructMembers = 256;
+
+// Abyss reads a request's header into its connection buffer, fixed at 4 KiB
+// when the library is built; a header that does not fit is answered 408
+// (Request Timeout) before any handler of ours sees the request.
+inline constexpr std::size_t kAbyssHeaderBufferBytes = 4096;
+
 // Raises the limit to kXmlSizeLimit, once per process; call before parsing.
 void raise_xml_size_limit();
 

@@ -1,0 +1,155 @@
+// Streaming checks of request bytes that a library would otherwise take
+// leniently: UTF-8 (gSOAP decodes overlong forms, so "\xc0\xaf" becomes
+// "/"), a DTD (gSOAP skips one silently), HTTP/1.1 chunked framing (gSOAP
+// skips non-hex characters in a chunk size). Each check is fed the bytes in
+// pieces, as they arrive.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace wsb {
+
+// UTF-8 as RFC 3629 defines it: no overlong forms, no surrogates, nothing
+// above U+10FFFF. A character may be split between two feeds.
+class Utf8Check {
+ public:
+  // False once the bytes so far are not a prefix of valid UTF-8.
+  bool feed(std::string_view bytes);
+  // True if everything fed is valid and no character is left unfinished.
+  bool complete() const { return ok_ && needed_ == 0; }
+
+ private:
+  bool ok_ = true;
+  std::uint8_t needed_ = 0;                   // continuation bytes still to come
+  std::uint8_t lower_ = 0x80, upper_ = 0xBF;  // range of the next one
+};
+
+bool valid_utf8(std::string_view bytes);
+
+// Finds "<!DOCTYPE" across feeds.
+class DoctypeCheck {
+ public:
+  // False once a DOCTYPE declaration has begun.
+  bool feed(std::string_view bytes);
+
+ private:
+  std::size_t matched_ = 0;
+};
+
+// Elements of simple type (xsd:string, xsd:int, ...) hold text only (XML
+// Schema 1.0 part 1, 3.3.4: no element children). gSOAP reads markup
+// inside one as part of its text, so "<name><b>x</b></name>" arrives as
+// the string "<b>x</b>", indistinguishable from escaped "&lt;b&gt;". This
+// lexer, fed the document in pieces, refuses a start tag inside an element
+// whose local name `is_simple` says is of simple type. It also refuses a
+// reference to an entity no DTD declared (not well-formed XML, which gSOAP
+// reads as U+007F): only the five predefined ones and character references
+// remain.
+class SimpleContentCheck {
+ public:
+  using IsSimple = bool (*)(std::string_view local_name);
+  explicit SimpleContentCheck(IsSimple is_simple) : is_simple_(is_simple) {}
+  // Empty, or why the document is refused.
+  std::string feed(std::string_view bytes);
+
+ private:
+  enum class State : std::uint8_t { text, reference, lt, name, tag, quoted, bang, skip, end_tag };
+  IsSimple is_simple_;
+  State state_ = State::text;
+  std::string name_;           // the start tag's or reference's name so far
+  bool opens_simple_ = false;  // the start tag being read is of a simple element
+  std::string_view until_;     // what ends a comment, CDATA section or PI
+  std::size_t matched_ = 0;
+  char quote_ = 0;
+  char previous_ = 0;
+  std::string open_simple_;  // the simple element we are inside, if any
+  std::string error_;
+};
+
+// The text of an XML document, fed in pieces: valid UTF-8 and no DTD. For
+// a multipart (MTOM) package only the root part, the XML, is text: the
+// attachments are binary. A `multipart` body that does not begin with a
+// boundary is taken as a whole document.
+class XmlTextCheck {
+ public:
+  XmlTextCheck() = default;
+  // With `is_simple`, markup inside elements of simple type is refused too
+  // (SimpleContentCheck).
+  explicit XmlTextCheck(bool multipart, SimpleContentCheck::IsSimple is_simple = nullptr)
+      : state_(multipart ? State::preamble : State::root) {
+    if (is_simple != nullptr) simple_.emplace(is_simple);
+  }
+  // Empty, or why the text is refused (from the first failure on).
+  std::string feed(std::string_view bytes);
+
+ private:
+  enum class State : std::uint8_t { preamble, boundary, part_header, root, done };
+  void text(std::string_view bytes);
+
+  State state_ = State::root;
+  std::string delimiter_;  // "\r\n--" and the boundary
+  std::size_t matched_ = 0;
+  Utf8Check utf8_;
+  DoctypeCheck doctype_;
+  std::optional<SimpleContentCheck> simple_;
+  std::string error_;
+};
+
+// HTTP/1.1 chunked framing (RFC 9112 7.1): hex sizes, optional extensions,
+// CRLFs, a last chunk and trailer fields. Hands the chunks' data on.
+class ChunkedCheck {
+ public:
+  // Feeds framing bytes; `data` receives each run of chunk data. Returns an
+  // error text once the framing is malformed, else empty.
+  template <class DataFn>
+  std::string feed(std::string_view bytes, DataFn&& data);
+  bool done() const { return state_ == State::done; }
+
+ private:
+  enum class State : std::uint8_t {
+    size,
+    extension,
+    size_lf,
+    data,
+    data_cr,
+    data_lf,
+    trailer,
+    trailer_lf,
+    done,
+    bad
+  };
+  // One framing byte; false when malformed.
+  bool step(char c);
+
+  State state_ = State::size;
+  std::uint64_t left_ = 0;     // data bytes of the current chunk still to come
+  bool digits_ = false;        // the current size line has a digit
+  bool trailer_empty_ = true;  // the current trailer line is empty so far
+};
+
+template <class DataFn>
+std::string ChunkedCheck::feed(std::string_view bytes, DataFn&& data) {
+  std::size_t i = 0;
+  while (i < bytes.size() && state_ != State::done) {
+    if (state_ == State::data) {
+      const std::size_t n =
+          static_cast<std::size_t>(std::min<std::uint64_t>(left_, bytes.size() - i));
+      data(bytes.substr(i, n));
+      i += n;
+      left_ -= n;
+      if (left_ == 0) state_ = State::data_cr;
+      continue;
+    }
+    if (!step(bytes[i++])) {
+      state_ = State::bad;
+      return "malformed chunked encoding";
+    }
+  }
+  return {};
+}
+
+}  // namespace wsb

@@ -1,0 +1,108 @@
+// The streaming input checks (common/input_checks.h) on known bytes, whole
+// and fed one byte at a time.
+#include "common/input_checks.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <string_view>
+
+namespace wsb {
+namespace {
+
+bool utf8_bytewise(std::string_view s) {
+  Utf8Check check;
+  for (const char c : s)
+    if (!check.feed(std::string_view(&c, 1))) return false;
+  return check.complete();
+}
+
+TEST(Utf8Check, AcceptsUtf8AndRefusesWhatRfc3629Excludes) {
+  for (const std::string_view ok :
+       {"", "plain ASCII text, longer than eight bytes", "caf\xc3\xa9", "\xe2\x82\xac euro",
+        "\xf0\x9f\x98\x80 emoji", "\xf4\x8f\xbf\xbf"}) {
+    EXPECT_TRUE(valid_utf8(ok)) << ok;
+    EXPECT_TRUE(utf8_bytewise(ok)) << ok;
+  }
+  for (const std::string_view bad : {
+           "..\xc0\xaf..",             // overlong '/'
+           "\xe0\x80\xaf",             // overlong, three bytes
+           "\xf0\x80\x80\xaf",         // overlong, four bytes
+           "\xed\xa0\x80",             // a surrogate
+           "\xf4\x90\x80\x80",         // beyond U+10FFFF
+           "stray \x80 continuation",  //
+           "byte \xff",                //
+           "cut \xe2\x82",             // unfinished at the end
+           "12345678\xc3",             // unfinished after a whole ASCII word
+       }) {
+    EXPECT_FALSE(valid_utf8(bad)) << bad;
+    EXPECT_FALSE(utf8_bytewise(bad)) << bad;
+  }
+}
+
+std::string dechunk(std::string_view framed, std::string* error, bool bytewise) {
+  ChunkedCheck check;
+  std::string data;
+  auto sink = [&data](std::string_view d) { data += d; };
+  if (bytewise) {
+    for (const char c : framed)
+      if (*error = check.feed(std::string_view(&c, 1), sink); !error->empty()) return data;
+  } else {
+    *error = check.feed(framed, sink);
+  }
+  if (error->empty() && !check.done()) *error = "not done";
+  return data;
+}
+
+TEST(ChunkedCheck, PassesTheDataOfValidFramingAndRefusesMalformedFraming) {
+  for (const bool bytewise : {false, true}) {
+    std::string error;
+    EXPECT_EQ(
+        dechunk("4\r\nabcd\r\nA;ext=1\r\n0123456789\r\n0\r\nTrailer: x\r\n\r\n", &error, bytewise),
+        "abcd0123456789");
+    EXPECT_EQ(error, "");
+    for (const std::string_view bad : {"zz-not-hex\r\nabcd\r\n0\r\n\r\n", "4\r\nabcdX\r\n0\r\n\r\n",
+                                       "\r\nabcd\r\n", "4\nabcd\r\n0\r\n\r\n"}) {
+      dechunk(bad, &error, bytewise);
+      EXPECT_EQ(error, "malformed chunked encoding") << bad;
+    }
+  }
+}
+
+bool is_simple(std::string_view name) { return name == "text" || name == "item"; }
+
+std::string xml_check(std::string_view doc, bool multipart = false) {
+  return XmlTextCheck(multipart, is_simple).feed(doc);
+}
+
+TEST(XmlTextCheck, RefusesMarkupInSimpleElementsDtdsAndUndeclaredEntities) {
+  EXPECT_EQ(xml_check("<a:e><a:text>x &lt;b&gt; &#x41; &#65; &amp;</a:text><list><item/>"
+                      "<item>1</item></list></a:e>"),
+            "");
+  EXPECT_EQ(xml_check("<e><text><![CDATA[<b>bold</b>]]]></text><!-- <b> --></e>"), "");
+  EXPECT_EQ(xml_check("<e><text><b>bold</b></text></e>"),
+            "markup inside <text>, an element of simple type");
+  EXPECT_EQ(xml_check("<e><a:text attr=\"v\"><b/></a:text></e>"),
+            "markup inside <a:text>, an element of simple type");
+  EXPECT_EQ(xml_check("<?xml version=\"1.0\"?><!DOCTYPE e [<!ENTITY x \"y\">]><e/>"),
+            "DTDs are not accepted");
+  EXPECT_EQ(xml_check("<e><text>&x;</text></e>"), "reference to undeclared entity &x;");
+  EXPECT_EQ(xml_check("<e><text>\xc0\xaf</text></e>"), "the message is not valid UTF-8");
+}
+
+TEST(XmlTextCheck, ChecksOnlyTheRootPartOfAMultipartPackage) {
+  const std::string package =
+      "\r\n--b0undary\r\nContent-Type: application/xop+xml\r\nContent-ID: <SOAP-ENV:Envelope>"
+      "\r\n\r\n<e><text>ROOT</text></e>\r\n--b0undary\r\nContent-Type: "
+      "application/octet-stream\r\n\r\n\xff\xfe<!DOCTYPE binary\r\n--b0undary--\r\n";
+  EXPECT_EQ(xml_check(package, true), "");
+  std::string bad = package;
+  bad.replace(bad.find("ROOT"), 4, "\xc0\xaf");
+  EXPECT_EQ(xml_check(bad, true), "the message is not valid UTF-8");
+  // Without a leading boundary, the body is one document.
+  EXPECT_EQ(xml_check("<e><text><b/></text></e>", true),
+            "markup inside <text>, an element of simple type");
+}
+
+}  // namespace
+}  // namespace wsb

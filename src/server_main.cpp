@@ -44,9 +44,9 @@ int main(int argc, char** argv) {
   std::map<std::string, wsb::Endpoint> endpoints;
   wsb::Endpoint floor_endpoint;
   try {
-    floor_endpoint = wsb::parse_endpoint(floor);
     po::store(po::command_line_parser(argc, argv).options(options).run(), vm);
     po::notify(vm);
+    floor_endpoint = wsb::parse_endpoint(floor);
     for (const auto& listen : listens) {
       auto [stack, endpoint] = wsb::parse_stack_endpoint(listen);
       endpoints[stack] = std::move(endpoint);

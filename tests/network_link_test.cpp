@@ -58,7 +58,7 @@ TEST(LinkSpec, RefusesWhatItCannotApplyExactly) {
 }
 
 bool namespace_exists(const std::string& name) {
-  struct stat st{};
+  struct stat st {};
   return ::stat(("/run/netns/" + name).c_str(), &st) == 0;
 }
 

@@ -9,6 +9,7 @@ WSBENCH_PACKAGES=(
   libboost1.81-dev libboost-program-options1.81-dev
   rapidjson-dev libxml2-dev libprotobuf-dev protobuf-compiler libssl-dev
   libbenchmark-dev libgtest-dev valgrind
+  iproute2
 )
 
 # wsbench_ensure_packages [extra packages...]

@@ -230,8 +230,19 @@ std::optional<std::string> link_unavailable_reason() {
   const std::string probe = std::string(kPrefix) + std::to_string(::getpid()) + "-probe";
   const Outcome added = run({"ip", "netns", "add", probe});
   if (added.status != 0) return "cannot create a network namespace: " + added.output;
+  // A veth pair and tbf on it, as a link needs (containers may lack either).
+  std::optional<std::string> reason;
+  if (const Outcome veth =
+          run({"ip", "-n", probe, "link", "add", "wsbp0", "type", "veth", "peer", "name", "wsbp1"});
+      veth.status != 0) {
+    reason = "cannot create a veth pair: " + veth.output;
+  } else if (const Outcome tbf = run({"tc", "-n", probe, "qdisc", "add", "dev", "wsbp0", "root",
+                                      "tbf", "rate", "1mbit", "burst", "16kb", "limit", "64kb"});
+             tbf.status != 0) {
+    reason = "cannot shape with tbf: " + tbf.output;
+  }
   run({"ip", "netns", "del", probe});
-  return std::nullopt;
+  return reason;
 }
 
 int remove_stale_links() {

@@ -204,6 +204,7 @@ void serve_requests(Connection& c, Operations& operations) {
     c.peer_eof = false;
     c.timing_asked = false;
     c.timing.end();
+    c.last_recv_ns = 0;
     soap->http_extra_header = nullptr;
     const bool read = soap_begin_serve(soap) == SOAP_OK;
     if (read && operations.dispatch() == SOAP_OK) {
@@ -524,7 +525,12 @@ class GsoapServer final : public Server {
   static int header_callback(Context* ctx, const char* key, const char* value) {
     Connection& c = connection_of(ctx);
     if (soap_tag_cmp(key, "Transfer-Encoding") == 0) c.chunked = true;
-    if (soap_tag_cmp(key, kServerTimingRequestHeader) == 0) c.timing_asked = true;
+    // Asked for Server-Timing: from here on the request's reads are timed
+    // (with probes off they were not); the header's own read just ended.
+    if (soap_tag_cmp(key, kServerTimingRequestHeader) == 0) {
+      c.timing_asked = true;
+      if (c.last_recv_ns == 0) c.last_recv_ns = now_ns();
+    }
     if (soap_tag_cmp(key, "Content-Length") == 0) {
       ULONG64 length = 0;
       const char* end = value + std::strlen(value);

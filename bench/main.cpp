@@ -23,6 +23,7 @@
 #include "harness/build_info.h"
 #include "harness/environment.h"
 #include "harness/heap_policy.h"
+#include "harness/network_link.h"
 #include "rtt_bench.h"
 #include "server_limits.h"
 
@@ -119,9 +120,16 @@ std::size_t stack_offset_from_environment() {
       "placement", po::value(&placements)->default_value("same"),
       "CPU placement of client and server threads for round trips: same (one vCPU), split "
       "(two vCPUs), none (unpinned); a comma-separated list runs each")(
-      "target", po::value(&targets)->composing(),
-      "STACK=HOST:PORT: use a running wsbench-server for that stack instead of an "
-      "in-process one (repeatable)")(
+      "remote,target", po::value(&targets)->composing(),
+      "STACK=HOST:PORT: use a running wsbench-server (another host) for that stack instead "
+      "of an in-process one (repeatable; --target is the same)")(
+      "remote-floor", po::value<std::string>(),
+      "HOST:PORT: that wsbench-server's floor port (it prints 'floor HOST:PORT'), the raw TCP "
+      "floor of the remote cases")(
+      "link", po::value<std::string>()->default_value("loopback"),
+      "round trips over loopback, or over a link between two network namespaces shaped with "
+      "tc (needs root): lan1g, lan100, wlan, or custom:rate=R,delay=D,jitter=J,loss=L% "
+      "(README \"Links\")")(
       "iterations", po::value(&iterations)->default_value(0),
       "run every case for exactly this many iterations (0: Google Benchmark decides); "
       "scripts/count uses it")("wire-sizes",
@@ -189,6 +197,7 @@ std::size_t stack_offset_from_environment() {
 
   const auto sweep = vm.count("full") ? wsb::bench::Sweep::full : wsb::bench::Sweep::standard;
   wsb::bench::RttOptions rtt;
+  wsb::LinkSpec link_spec;
   rtt.sweep = sweep;
   rtt.iterations = iterations;
   wsb::Strings string_shape = wsb::Strings::plain;
@@ -205,6 +214,13 @@ std::size_t stack_offset_from_environment() {
       auto [stack, endpoint] = wsb::parse_stack_endpoint(target);
       rtt.targets[stack] = std::move(endpoint);
     }
+    if (vm.count("remote-floor"))
+      rtt.remote_floor = wsb::parse_endpoint(vm["remote-floor"].as<std::string>());
+    link_spec = wsb::parse_link(vm["link"].as<std::string>());
+    if (!link_spec.loopback() && !rtt.targets.empty())
+      throw std::invalid_argument(
+          "--link shapes the path to in-process servers; it does not "
+          "combine with --remote");
     // Fail now, not in the middle of a run, if a placement cannot be had.
     for (const auto p : rtt.placements) wsb::server_cpu(p);
   } catch (const std::exception& e) {
@@ -214,6 +230,39 @@ std::size_t stack_offset_from_environment() {
   // Before any server starts or client connects: connections keep what
   // they saw when they opened.
   wsb::set_probes_enabled(vm.count("no-probes") == 0);
+  // The link lives until run() returns; this thread (the benchmarks' own)
+  // moves into its client namespace. Without the rights the round trips
+  // are left out and the codec cases still run.
+  std::unique_ptr<wsb::NetworkLink> link;
+  bool skip_round_trips = false;
+  if (!link_spec.loopback() && !listing) {
+    if (const auto reason = wsb::link_unavailable_reason()) {
+      std::cerr << "bench: --link=" << link_spec.name << ": " << *reason
+                << "; the round-trip cases are skipped\n";
+      skip_round_trips = true;
+      benchmark::AddCustomContext("link", link_spec.name + " unavailable: " + *reason);
+    } else {
+      try {
+        if (const int removed = wsb::remove_stale_links(); removed > 0)
+          std::cerr << "bench: removed " << removed << " namespaces of earlier runs\n";
+        link = std::make_unique<wsb::NetworkLink>(link_spec);
+        link->enter(wsb::NetworkLink::Side::client);
+      } catch (const std::exception& e) {
+        std::cerr << "bench: " << e.what() << "\n";
+        return 1;
+      }
+      rtt.link = link.get();
+      benchmark::AddCustomContext("link", link_spec.name);
+      benchmark::AddCustomContext("link_shaping", link->shaping().describe());
+      benchmark::AddCustomContext(
+          "link_addresses", "client " + wsb::NetworkLink::client_address() + " in " +
+                                link->namespace_name(wsb::NetworkLink::Side::client) + ", server " +
+                                wsb::NetworkLink::server_address() + " in " +
+                                link->namespace_name(wsb::NetworkLink::Side::server));
+    }
+  } else {
+    benchmark::AddCustomContext("link", link_spec.name);
+  }
   if (vm.count("wire-sizes")) return wsb::bench::print_wire_sizes(rtt);
   for (const auto& [key, value] : wsb::build_info()) benchmark::AddCustomContext(key, value);
   benchmark::AddCustomContext("wsbench_sweep",
@@ -234,6 +283,8 @@ std::size_t stack_offset_from_environment() {
   for (const auto& [stack, endpoint] : rtt.targets)
     target_list += (target_list.empty() ? "" : ",") + stack + "=" + endpoint.to_string();
   benchmark::AddCustomContext("wsbench_targets", target_list.empty() ? "in-process" : target_list);
+  if (rtt.remote_floor)
+    benchmark::AddCustomContext("wsbench_remote_floor", rtt.remote_floor->to_string());
   benchmark::AddCustomContext("probes", wsb::probes_enabled() ? "on" : "off");
   benchmark::AddCustomContext("server_phases", wsb::bench::server_phase_sources(rtt));
 
@@ -263,7 +314,7 @@ std::size_t stack_offset_from_environment() {
                   : "skipped (listing cases or under valgrind)");
 
   wsb::bench::register_codec_benchmarks(sweep, string_shape, iterations, allocation);
-  wsb::bench::register_rtt_benchmarks(rtt);
+  if (!skip_round_trips) wsb::bench::register_rtt_benchmarks(rtt);
   aftermath.ticks_before = wsb::read_cpu_ticks();
   benchmark::RunSpecifiedBenchmarks();
   aftermath.ticks_after = wsb::read_cpu_ticks();

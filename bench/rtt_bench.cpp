@@ -18,6 +18,8 @@
 #include "common/phases.h"
 #include "common/service.h"
 #include "harness/byte_relay.h"
+#include "harness/loopback.h"
+#include "harness/network_link.h"
 #include "harness/process_state.h"
 #include "harness/profiling.h"
 #include "harness/request_check.h"
@@ -99,8 +101,11 @@ DictionaryOptions dictionary_options(unsigned size_multiple) {
 // (CaseScope), so each case starts a fresh server.
 class ServerPool {
  public:
-  ServerPool(std::map<std::string, Endpoint> targets, unsigned dictionary_size)
-      : targets_(std::move(targets)), service_({}, {}, dictionary_options(dictionary_size)) {}
+  explicit ServerPool(const RttOptions& options)
+      : targets_(options.targets),
+        remote_floor_(options.remote_floor),
+        link_(options.link),
+        service_({}, {}, dictionary_options(options.dictionary_size)) {}
 
   // Where `stack` is served under `placement`; starts it if needed.
   Endpoint endpoint(const StackEntry& stack, Placement placement) {
@@ -111,12 +116,22 @@ class ServerPool {
     if (!server) {
       ServerOptions options;
       options.cpu = server_cpu(placement);
-      server = stack.start_server(service_, options);
+      if (link_ == nullptr) {
+        server = stack.start_server(service_, options);
+      } else {
+        // Its listening socket is made in the server's namespace, and
+        // keeps it; so do the connections it accepts.
+        options.listen = Endpoint{NetworkLink::server_address(), 0};
+        link_->run_in(NetworkLink::Side::server,
+                      [&] { server = stack.start_server(service_, options); });
+      }
     }
     return server->endpoint();
   }
 
   bool in_process(const StackEntry& stack) const { return targets_.count(stack.name) == 0; }
+  const NetworkLink* link() const { return link_; }
+  const std::optional<Endpoint>& remote_floor() const { return remote_floor_; }
   Service& service() { return service_; }
 
   // Stops every in-process server: closes its connections, joins its threads.
@@ -127,6 +142,8 @@ class ServerPool {
 
  private:
   std::map<std::string, Endpoint> targets_;
+  std::optional<Endpoint> remote_floor_;
+  const NetworkLink* link_;
   Service service_;
   std::mutex mutex_;
   std::map<std::pair<std::string, Placement>, std::unique_ptr<Server>> servers_;
@@ -136,7 +153,7 @@ ServerPool* pool = nullptr;
 
 void init_pool(const RttOptions& options) {
   static std::unique_ptr<ServerPool> servers;
-  if (!servers) servers = std::make_unique<ServerPool>(options.targets, options.dictionary_size);
+  if (!servers) servers = std::make_unique<ServerPool>(options);
   pool = servers.get();
 }
 
@@ -465,6 +482,29 @@ class PhaseTally {
   Checks server_unexplained_;
 };
 
+// The floor's listening socket: over a link, on the server's address in
+// the server's namespace, as the case's server listens.
+FloorListener floor_listener(const NetworkLink* link) {
+  if (link == nullptr) return {};
+  return {NetworkLink::server_address(), [link](std::uint16_t& port) {
+            int fd = -1;
+            link->run_in(NetworkLink::Side::server, [&] {
+              port = 0;
+              fd = listen_on(NetworkLink::server_address().c_str(), 1, port, "tcp floor");
+            });
+            return fd;
+          }};
+}
+
+// The time the link itself needs for a call: its bytes at the applied
+// rate plus the applied one-way delay each way; nullopt without a rate.
+std::optional<double> wire_limit_ms(const NetworkLink* link, const WireCount& wire) {
+  if (link == nullptr || link->shaping().applied_rate_bps == 0) return std::nullopt;
+  const double bits = 8.0 * static_cast<double>(wire.request + wire.response);
+  return bits / static_cast<double>(link->shaping().applied_rate_bps) * 1e3 +
+         2 * link->shaping().applied_one_way_delay_ms;
+}
+
 void run_rtt(benchmark::State& state, const RttCase& c) {
   pin_current_thread(client_cpu(c.placement));
   const Endpoint server = pool->endpoint(*c.stack, c.placement);
@@ -488,7 +528,12 @@ void run_rtt(benchmark::State& state, const RttCase& c) {
   std::optional<InterleavedFloor> floor;
   if (in_process) {
     tcp.emplace(wire.request, wire.response, stack_socket_options(c.stack->name),
-                server_cpu(c.placement));
+                server_cpu(c.placement), TcpFloor::Route{}, floor_listener(pool->link()));
+  } else if (const auto& remote_floor = pool->remote_floor()) {
+    tcp.emplace(remote_floor->host, remote_floor->port, wire.request, wire.response,
+                stack_socket_options(c.stack->name));
+  }
+  if (tcp) {
     tcp->warm_up();
     floor.emplace([&tcp] { return tcp->round_trip(); }, kFloorBlock);
   }
@@ -545,9 +590,14 @@ void run_rtt(benchmark::State& state, const RttCase& c) {
     if (!std::isnan(f.p90)) state.counters["floor_p90_us"] = f.p90 * us;
     state.counters["ratio_p50"] = p.median / f.median;
   }
+  if (const auto limit = wire_limit_ms(pool->link(), wire))
+    state.counters["wire_limit_ms"] = *limit;
   tally.report(state);
-  state.SetLabel(std::string(in_process ? "in-process server" : "remote server, no floor") +
-                 "; server phases: " + source_name(source));
+  std::string where = in_process ? "in-process server" : "remote server";
+  if (pool->link() != nullptr) where += " over link " + pool->link()->spec().name;
+  if (!in_process)
+    where += tcp ? ", floor " + pool->remote_floor()->to_string() : std::string(", no floor");
+  state.SetLabel(where + "; server phases: " + source_name(source));
 }
 
 void guarded_rtt(benchmark::State& state, const RttCase& c) {

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -10,13 +11,24 @@
 #include "common/transport.h"
 #include "sweep.h"
 
+namespace wsb {
+class NetworkLink;
+}
+
 namespace wsb::bench {
 
 struct RttOptions {
   Sweep sweep = Sweep::standard;
   std::vector<Placement> placements = {Placement::same};
-  // Stacks served remotely (--target); the others run in-process.
+  // Stacks served remotely (--remote, --target); the others run in-process.
   std::map<std::string, Endpoint> targets;
+  // A wsbench-server's floor port (--remote-floor): the floor of remote
+  // cases; without it they have none.
+  std::optional<Endpoint> remote_floor;
+  // --link: in-process servers and floors listen in the link's server
+  // namespace, the benchmark thread runs in its client namespace. Null:
+  // loopback.
+  const NetworkLink* link = nullptr;
   // > 0: fixed iteration count (for instruction counting).
   std::int64_t iterations = 0;
   // E8's definitions: size_multiple x 128 bytes (define and put rows).

@@ -12,6 +12,7 @@ WSBENCH_PACKAGES=(
   python3-zeep
   wrk nginx-light
   libsqlite3-dev wamerican
+  iproute2
 )
 
 # wsbench_ensure_packages [extra packages...]

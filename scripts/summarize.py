@@ -237,6 +237,8 @@ def print_header(ctx, path):
         ("placement", ctx.get("wsbench_placement")),
         ("probes", ctx.get("probes")),
         ("phases", ctx.get("server_phases")),
+        ("link", ctx.get("link")),
+        ("shaping", ctx.get("link_shaping")),
         ("heap", ctx.get("heap_policy")),
         ("alloc", ctx.get("alloc_policy")),
         ("command", ctx.get("command_line")),
@@ -411,6 +413,10 @@ def percentile_cell(case, percent):
 def rtt_tables(out, rtt, instructions):
     header = ["case", "p50", "CI95", "CV", "n", "p90", "p99", "floor p50", "p50/floor",
               "req bytes", "resp bytes"]
+    # Over a shaped link (bench --link): what the link alone needs per call.
+    linked = any(case.values("wire_limit_ms") for _, case in rtt)
+    if linked:
+        header.append("wire limit")
     if instructions:
         header.append("instr/op")
     header.append("note")
@@ -427,6 +433,9 @@ def rtt_tables(out, rtt, instructions):
             if case.values("request_bytes") else "-",
             fmt_bytes(statistics.median(case.values("response_bytes")))
             if case.values("response_bytes") else "-"]
+        if linked:
+            limit = case.values("wire_limit_ms")
+            row.append(fmt_time(statistics.median(limit) * 1e6) if limit else "-")
         if instructions:
             row.append(instructions.cell(name))
         row.append(case.reason())

@@ -1,11 +1,13 @@
 // wsbench-server: every protocol stack in one process, for running client
-// and server on two hosts (bench --target STACK=HOST:PORT).
+// and server on two hosts (bench --remote STACK=HOST:PORT), and the raw TCP
+// floor port the remote floor is measured against (bench --remote-floor).
 //
 //   wsbench-server                          all stacks, 127.0.0.1, ephemeral ports
-//   wsbench-server --listen beast=0.0.0.0:8080 --listen gsoap=0.0.0.0:8081
+//   wsbench-server --listen beast=0.0.0.0:8080 --listen gsoap=0.0.0.0:8081 --floor 0.0.0.0:8090
 //
-// Prints one "STACK HOST:PORT" line per stack once all are listening, then
-// serves until SIGINT or SIGTERM and shuts down cleanly.
+// Prints one "STACK HOST:PORT" line per stack and a "floor HOST:PORT" line
+// once all are listening, then serves until SIGINT or SIGTERM and shuts
+// down cleanly.
 #include <pthread.h>
 #include <signal.h>
 
@@ -21,6 +23,7 @@
 #include "common/placement.h"
 #include "common/service.h"
 #include "common/transport.h"
+#include "harness/tcp_floor.h"
 
 namespace po = boost::program_options;
 
@@ -29,13 +32,16 @@ int main(int argc, char** argv) {
   int cpu = -1;
   std::string dictionary_size = "x1";
   wsb::DictionaryOptions dictionary;
+  std::string floor = "127.0.0.1:0";
   po::options_description options("wsbench-server options");
   options.add_options()("help,h", "show this help")(
       "listen", po::value(&listens)->composing(),
       "STACK=HOST:PORT to serve a stack there (repeatable); stacks not named listen on "
       "127.0.0.1 with an ephemeral port, unless --only is given")(
-      "only", "serve only the stacks named by --listen")("cpu", po::value(&cpu),
-                                                         "pin every server thread to this vCPU")(
+      "only", "serve only the stacks named by --listen")(
+      "floor", po::value(&floor)->default_value(floor),
+      "HOST:PORT of the raw TCP floor port (bench --remote-floor)")(
+      "cpu", po::value(&cpu), "pin every server thread to this vCPU")(
       "dictionary-size", po::value(&dictionary_size)->default_value(dictionary_size),
       "E8's definitions: x1, x10, x15 or x20 times 128 bytes")(
       "dictionary-dir", po::value(&dictionary.cache_dir),
@@ -46,10 +52,12 @@ int main(int argc, char** argv) {
       "/usr/share/dict/american-english)");
   po::variables_map vm;
   std::map<std::string, wsb::Endpoint> endpoints;
+  wsb::Endpoint floor_endpoint;
   try {
     po::store(po::command_line_parser(argc, argv).options(options).run(), vm);
     po::notify(vm);
     dictionary.size_multiple = wsb::parse_size_multiple(dictionary_size);
+    floor_endpoint = wsb::parse_endpoint(floor);
     for (const auto& listen : listens) {
       auto [stack, endpoint] = wsb::parse_stack_endpoint(listen);
       endpoints[stack] = std::move(endpoint);
@@ -83,6 +91,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "wsbench-server: %s; define and put will fail\n", e.what());
   }
   std::vector<std::unique_ptr<wsb::Server>> servers;
+  std::unique_ptr<wsb::FloorServer> floor_server;
   try {
     for (const auto& stack : wsb::all_stacks()) {
       const auto it = endpoints.find(stack.name);
@@ -93,6 +102,8 @@ int main(int argc, char** argv) {
       servers.push_back(stack.start_server(service, server_options));
       std::printf("%s %s\n", stack.name.c_str(), servers.back()->endpoint().to_string().c_str());
     }
+    floor_server = std::make_unique<wsb::FloorServer>(floor_endpoint.host, floor_endpoint.port);
+    std::printf("floor %s:%u\n", floor_endpoint.host.c_str(), floor_server->port());
   } catch (const std::exception& e) {
     std::cerr << "wsbench-server: " << e.what() << "\n";
     for (auto& server : servers) server->stop();
@@ -105,5 +116,6 @@ int main(int argc, char** argv) {
   std::fprintf(stderr, "wsbench-server: %s, shutting down\n",
                received == SIGINT ? "SIGINT" : "SIGTERM");
   for (auto& server : servers) server->stop();
+  floor_server.reset();
   return 0;
 }

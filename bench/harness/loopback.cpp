@@ -14,11 +14,18 @@
 namespace wsb {
 
 int listen_on_loopback(int backlog, std::uint16_t& port, const char* who) {
-  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (fd < 0) throw std::runtime_error(std::string(who) + ": socket: " + std::strerror(errno));
+  port = 0;
+  return listen_on("127.0.0.1", backlog, port, who);
+}
+
+int listen_on(const char* ipv4, int backlog, std::uint16_t& port, const char* who) {
   sockaddr_in addr{};
   addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  addr.sin_port = htons(port);
+  if (::inet_pton(AF_INET, ipv4, &addr.sin_addr) != 1)
+    throw std::runtime_error(std::string(who) + ": not an IPv4 address: " + ipv4);
+  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) throw std::runtime_error(std::string(who) + ": socket: " + std::strerror(errno));
   socklen_t len = sizeof addr;
   if (::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 ||
       ::listen(fd, backlog) != 0 ||

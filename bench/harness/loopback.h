@@ -7,8 +7,11 @@
 
 namespace wsb {
 
-// A listening socket on 127.0.0.1 at an ephemeral port, stored in `port`.
-// Throws std::runtime_error naming `who` and errno.
+// A listening socket on an IPv4 address at `port` (0: an ephemeral one),
+// the port bound stored back in `port`. Throws std::runtime_error naming
+// `who` and errno.
+int listen_on(const char* ipv4, int backlog, std::uint16_t& port, const char* who);
+// The same on 127.0.0.1 at an ephemeral port.
 int listen_on_loopback(int backlog, std::uint16_t& port, const char* who);
 
 void set_nodelay(int fd);

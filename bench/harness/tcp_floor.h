@@ -1,15 +1,20 @@
-// The floor under every round trip: a raw TCP ping-pong over loopback that
-// moves the same request and response byte counts as the measured call,
-// with no HTTP, no parsing and no marshalling, on the same CPU placement,
-// with the socket options the stack sets, measured in blocks interleaved
-// with the case's calls (so both see the same machine state).
+// The floor under every round trip: a raw TCP ping-pong over the path the
+// case takes (loopback, a shaped link, or to a remote wsbench-server's
+// floor port) that moves the same request and response byte counts as the
+// measured call, with no HTTP, no parsing and no marshalling, on the same
+// CPU placement, with the socket options the stack sets, measured in
+// blocks interleaved with the case's calls (so both see the same machine
+// state).
 #pragma once
 
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <list>
+#include <mutex>
 #include <optional>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -39,6 +44,19 @@ struct SocketState {
 SocketState socket_state(int fd);
 void apply(int fd, const SocketOptions& options);
 
+// Where a floor's server listens: by default 127.0.0.1 in the calling
+// thread's network namespace; over a link, the server's address in the
+// server's namespace (`make` creates the listening socket there and stores
+// its port).
+struct FloorListener {
+  std::string host = "127.0.0.1";
+  std::function<int(std::uint16_t& port)> make;
+};
+
+// Largest message a floor moves each way (a 64 MiB binary as base64 in an
+// envelope is about 90 MiB): bounds what a remote peer can ask for.
+inline constexpr std::size_t kMaxFloorBytes = std::size_t{256} << 20;
+
 class TcpFloor {
  public:
   // Starts a server thread on 127.0.0.1 (pinned to server_cpu) that answers
@@ -50,7 +68,13 @@ class TcpFloor {
   // client connects to (a test puts a counting relay in between).
   using Route = std::function<std::uint16_t(std::uint16_t server_port)>;
   TcpFloor(std::size_t request_bytes, std::size_t response_bytes, const ConnectionOptions& options,
-           std::optional<int> server_cpu, const Route& route = {});
+           std::optional<int> server_cpu, const Route& route = {},
+           const FloorListener& listener = {});
+  // The client side only, against a FloorServer (a remote wsbench-server's
+  // floor port): the first 20 bytes sent tell it the sizes and the stack's
+  // server socket options; after that, nothing but the exchanges.
+  TcpFloor(const std::string& host, std::uint16_t port, std::size_t request_bytes,
+           std::size_t response_bytes, const ConnectionOptions& options);
   ~TcpFloor();
   TcpFloor(const TcpFloor&) = delete;
   TcpFloor& operator=(const TcpFloor&) = delete;
@@ -114,6 +138,37 @@ class InterleavedFloor {
   std::size_t block_;
   std::size_t calls_ = 0;
   std::vector<std::int64_t> samples_;
+};
+
+// The server side of remote floors (wsbench-server --floor): answers each
+// connection's fixed-size requests with fixed-size responses, the sizes
+// and socket options named by the connection's first 20 bytes (TcpFloor's
+// remote constructor). Bounded: at most kMaxFloorBytes each way, 16
+// connections at once, and a connection idle for 60 s is closed.
+class FloorServer {
+ public:
+  // Listens on `host`:`port` (0: ephemeral); throws std::runtime_error.
+  FloorServer(const std::string& host, std::uint16_t port);
+  ~FloorServer();
+  FloorServer(const FloorServer&) = delete;
+  FloorServer& operator=(const FloorServer&) = delete;
+  std::uint16_t port() const { return port_; }
+
+ private:
+  void accept_loop();
+  void serve(int fd);
+
+  int listen_fd_ = -1;
+  std::uint16_t port_ = 0;
+  std::atomic<bool> stopping_{false};
+  std::mutex mutex_;
+  std::vector<int> open_fds_;
+  struct Connection {
+    std::thread thread;
+    std::atomic<bool> done{false};
+  };
+  std::list<Connection> connections_;
+  std::thread acceptor_;
 };
 
 }  // namespace wsb

@@ -4,6 +4,8 @@
 #include <sys/socket.h>
 
 #include <algorithm>
+#include <array>
+#include <charconv>
 #include <cmath>
 #include <map>
 #include <mutex>
@@ -211,6 +213,89 @@ std::optional<PhaseCheck> check_server(const Timeline& t, std::int64_t served_ns
     from = p;
   }
   return compare(served_ns, sum);
+}
+
+namespace {
+
+std::string_view trim_spaces(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
+  return s;
+}
+
+void append_duration(std::string& out, const char* name, std::int64_t ns) {
+  char buf[32];
+  if (!out.empty()) out += ", ";
+  out += name;
+  out += ";dur=";
+  out.append(buf, std::to_chars(buf, buf + sizeof buf, static_cast<double>(ns) * 1e-6,
+                                std::chars_format::fixed, 4)
+                      .ptr);
+}
+
+}  // namespace
+
+std::string format_server_timing(const ServerDurations& d) {
+  std::string out;
+  append_duration(out, "parse", d.parse_ns);
+  append_duration(out, "service", d.service_ns);
+  append_duration(out, "marshal", d.marshal_ns);
+  return out;
+}
+
+std::optional<ServerDurations> parse_server_timing(std::string_view header) {
+  std::array<std::optional<std::int64_t>, 3> found;  // parse, service, marshal
+  constexpr std::array<std::string_view, 3> kNames = {"parse", "service", "marshal"};
+  while (!header.empty()) {
+    const std::size_t comma = std::min(header.find(','), header.size());
+    std::string_view metric = trim_spaces(header.substr(0, comma));
+    header.remove_prefix(std::min(comma + 1, header.size()));
+    const std::size_t semi = std::min(metric.find(';'), metric.size());
+    const auto name = std::find(kNames.begin(), kNames.end(), trim_spaces(metric.substr(0, semi)));
+    if (name == kNames.end()) continue;
+    auto& slot = found[static_cast<std::size_t>(name - kNames.begin())];
+    if (slot) return std::nullopt;  // repeated
+    std::string_view params = metric.substr(semi);
+    while (!params.empty() && !slot) {
+      params.remove_prefix(1);  // the ';'
+      const std::size_t next = std::min(params.find(';'), params.size());
+      const std::string_view param = trim_spaces(params.substr(0, next));
+      params.remove_prefix(next);
+      if (param.substr(0, 4) != "dur=") continue;
+      double ms = -1;
+      const char* end = param.data() + param.size();
+      const auto [ptr, ec] = std::from_chars(param.data() + 4, end, ms);
+      if (ec != std::errc{} || ptr != end || !std::isfinite(ms) || ms < 0) return std::nullopt;
+      slot = std::llround(ms * 1e6);
+    }
+    if (!slot) return std::nullopt;  // no duration
+  }
+  if (!found[0] || !found[1] || !found[2]) return std::nullopt;
+  return ServerDurations{*found[0], *found[1], *found[2]};
+}
+
+void ServerTimingRecorder::begin(std::int64_t received_ns) {
+  if (detail::current_slot != nullptr) {
+    slot_ = detail::current_slot;  // the probe's, begun by its request_read
+  } else {
+    own_.begin_request(received_ns);
+    slot_ = &own_;
+    detail::current_slot = slot_;
+  }
+}
+
+std::string ServerTimingRecorder::value() const {
+  if (slot_ == nullptr) return "";
+  Timeline t{};
+  slot_->collect(t);
+  if (t[kRequestReceived] == 0 || t[kParsed] == 0 || t[kServiced] == 0) return "";
+  return format_server_timing(
+      {t[kParsed] - t[kRequestReceived], t[kServiced] - t[kParsed], now_ns() - t[kServiced]});
+}
+
+void ServerTimingRecorder::end() {
+  if (slot_ == &own_ && detail::current_slot == &own_) detail::current_slot = nullptr;
+  slot_ = nullptr;
 }
 
 }  // namespace wsb

@@ -13,6 +13,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "common/clock.h"
@@ -169,6 +170,43 @@ struct ServerDurations {
   std::int64_t service_ns = 0;
   std::int64_t marshal_ns = 0;
   std::int64_t total() const { return parse_ns + service_ns + marshal_ns; }
+};
+
+// ---- Server-Timing: the server's phases for a client in another process ----
+
+// The request header by which a client asks for them (any value); the
+// reply then carries "Server-Timing: parse;dur=<ms>, service;dur=<ms>,
+// marshal;dur=<ms>" (W3C Server Timing).
+inline constexpr const char* kServerTimingRequestHeader = "X-Wsbench-Server-Timing";
+
+// The header's value for these durations, in milliseconds.
+std::string format_server_timing(const ServerDurations& d);
+// The three phases from a Server-Timing value. Other metrics and
+// parameters are ignored; nullopt if any of the three is missing,
+// repeated, or has no non-negative finite duration.
+std::optional<ServerDurations> parse_server_timing(std::string_view header);
+
+// The phases of one request that asked for Server-Timing, recorded
+// whether or not probes are on: from begin() (the request read whole)
+// until end(), this thread's mark_server() calls land in the connection's
+// probe slot if it has one, else in a slot of the recorder's own.
+class ServerTimingRecorder {
+ public:
+  ServerTimingRecorder() = default;
+  ~ServerTimingRecorder() { end(); }
+  ServerTimingRecorder(const ServerTimingRecorder&) = delete;
+  ServerTimingRecorder& operator=(const ServerTimingRecorder&) = delete;
+
+  void begin(std::int64_t received_ns);
+  bool active() const { return slot_ != nullptr; }
+  // The header's value with marshal ending now; "" unless parse and
+  // service were marked.
+  std::string value() const;
+  void end();
+
+ private:
+  ProbeSlot own_;
+  ProbeSlot* slot_ = nullptr;
 };
 
 // Phases of a call to a remote server: the client's phases, the server's

@@ -153,35 +153,4 @@ std::optional<Format> negotiate(std::string_view accept, bool text_allowed, Form
   return best;
 }
 
-std::optional<ServerDurations> parse_server_timing(std::string_view header) {
-  std::array<std::optional<std::int64_t>, 3> found;  // parse, service, marshal
-  constexpr std::array<std::string_view, 3> kNames = {"parse", "service", "marshal"};
-  while (!header.empty()) {
-    const std::size_t comma = std::min(header.find(','), header.size());
-    std::string_view metric = trim(header.substr(0, comma));
-    header.remove_prefix(std::min(comma + 1, header.size()));
-    const std::size_t semi = std::min(metric.find(';'), metric.size());
-    const auto name = std::find(kNames.begin(), kNames.end(), trim(metric.substr(0, semi)));
-    if (name == kNames.end()) continue;
-    auto& slot = found[static_cast<std::size_t>(name - kNames.begin())];
-    if (slot) return std::nullopt;  // repeated
-    std::string_view params = metric.substr(semi);
-    while (!params.empty() && !slot) {
-      params.remove_prefix(1);  // the ';'
-      const std::size_t next = std::min(params.find(';'), params.size());
-      const std::string_view param = trim(params.substr(0, next));
-      params.remove_prefix(next);
-      if (param.substr(0, 4) != "dur=") continue;
-      double ms = -1;
-      const char* end = param.data() + param.size();
-      const auto [ptr, ec] = std::from_chars(param.data() + 4, end, ms);
-      if (ec != std::errc{} || ptr != end || !std::isfinite(ms) || ms < 0) return std::nullopt;
-      slot = std::llround(ms * 1e6);
-    }
-    if (!slot) return std::nullopt;  // no duration
-  }
-  if (!found[0] || !found[1] || !found[2]) return std::nullopt;
-  return ServerDurations{*found[0], *found[1], *found[2]};
-}
-
 }  // namespace wsb::rest

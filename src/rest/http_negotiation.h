@@ -37,11 +37,7 @@ std::optional<Format> format_of_content_type(std::string_view content_type);
 // (HTTP 406).
 std::optional<Format> negotiate(std::string_view accept, bool text_allowed, Format preferred);
 
-// The server's phases from a Server-Timing header (W3C Server Timing) as
-// the REST handler writes it: "parse;dur=0.0123, service;dur=0.0041,
-// marshal;dur=0.0020", durations in milliseconds. Other metrics and
-// parameters are ignored; nullopt if any of the three is missing, repeated,
-// or has no non-negative finite duration.
-std::optional<ServerDurations> parse_server_timing(std::string_view header);
+// Server-Timing is every stack's (common/phases.h).
+using wsb::parse_server_timing;
 
 }  // namespace wsb::rest

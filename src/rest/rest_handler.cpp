@@ -100,17 +100,6 @@ bool allows(Route route, Method method) {
   return false;
 }
 
-// "parse;dur=0.0123, service;dur=0.0041, marshal;dur=0.0020" (milliseconds).
-void append_duration(std::string& out, const char* name, std::int64_t ns) {
-  char buf[32];
-  if (!out.empty()) out += ", ";
-  out += name;
-  out += ";dur=";
-  out.append(buf, std::to_chars(buf, buf + sizeof buf, static_cast<double>(ns) * 1e-6,
-                                std::chars_format::fixed, 4)
-                      .ptr);
-}
-
 void error_reply(RestResponse& res, const HttpError& e) {
   res.status = e.status;
   res.content_type = media_type(Format::text);
@@ -337,10 +326,8 @@ void RestHandler::serviced() { point(kServiced); }
 void RestHandler::marshalled(RestResponse& res) {
   point(kMarshalled);
   if (!server_timing_ || marks_[0] == 0) return;
-  res.server_timing.clear();
-  append_duration(res.server_timing, "parse", marks_[1] - marks_[0]);
-  append_duration(res.server_timing, "service", marks_[2] - marks_[1]);
-  append_duration(res.server_timing, "marshal", marks_[3] - marks_[2]);
+  res.server_timing =
+      format_server_timing({marks_[1] - marks_[0], marks_[2] - marks_[1], marks_[3] - marks_[2]});
 }
 
 // One clock read, for the probe and Server-Timing alike; none when the

@@ -28,7 +28,7 @@ namespace wsb::rest {
 inline constexpr const char* kCodecHeader = "X-Wsbench-Codec";
 // A request carrying this header (any value) gets the server's phases back
 // in a Server-Timing header; others do not pay for building it.
-inline constexpr const char* kTimingRequestHeader = "X-Wsbench-Server-Timing";
+inline constexpr const char* kTimingRequestHeader = kServerTimingRequestHeader;
 
 enum class Method { get, post, put, delete_, other };
 

@@ -33,12 +33,14 @@
 #include <netinet/in.h>
 #include <sys/socket.h>
 
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <utility>
 
 #include "common/clock.h"
 #include "common/codec.h"
+#include "common/phases.h"
 #include "common/service.h"
 #include "soap/soap_binding.h"
 #include "soap/soap_stack.h"
@@ -63,6 +65,9 @@ constexpr char kAction[] = "";
 using SendFn = int (*)(Context*, const char*, std::size_t);
 using RecvFn = std::size_t (*)(Context*, char*, std::size_t);
 using OpenFn = SOAP_SOCKET (*)(Context*, const char*, const char*, int);
+using ParseHeaderFn = int (*)(Context*, const char*, const char*);
+// The request header that asks for the server's phases (phases.h).
+const std::string kTimingRequest = std::string(kServerTimingRequestHeader) + ": 1";
 
 class GsoapClient final : public Client {
  public:
@@ -88,6 +93,8 @@ class GsoapClient final : public Client {
     send_ = ctx->fsend;
     recv_ = ctx->frecv;
     open_ = ctx->fopen;
+    parse_header_ = ctx->fparsehdr;
+    ctx->fparsehdr = &GsoapClient::header_callback;
     ctx->fsend = &GsoapClient::timed_send;
     ctx->frecv = &GsoapClient::timed_recv;
     ctx->fopen = &GsoapClient::open_once;
@@ -197,6 +204,12 @@ class GsoapClient final : public Client {
 
   const Timeline& last_timeline() const override { return timeline_; }
 
+  bool request_server_timing() override {
+    timing_asked_ = true;
+    return true;
+  }
+  std::optional<ServerDurations> last_server_timing() const override { return server_timing_; }
+
   std::uint16_t local_port() const override {
     sockaddr_storage local{};
     socklen_t length = sizeof local;
@@ -215,6 +228,9 @@ class GsoapClient final : public Client {
     // a MIME package requested it is always multipart/related (a fresh
     // boundary each message, as gSOAP picks one when none is given).
     if (mtom_) soap_set_mime(proxy_.soap, nullptr, nullptr);
+    // gSOAP sends the extra header once and forgets it: set per call.
+    server_timing_.reset();
+    if (timing_asked_) proxy_.soap->http_extra_header = kTimingRequest.c_str();
   }
 
   // After the reply is in the model: the call's structs are released (as
@@ -295,6 +311,13 @@ class GsoapClient final : public Client {
     return n;
   }
 
+  static int header_callback(Context* ctx, const char* key, const char* value) {
+    GsoapClient& c = self(ctx);
+    if (c.timing_asked_ && soap_tag_cmp(key, "Server-Timing") == 0)
+      c.server_timing_ = parse_server_timing(value);
+    return c.parse_header_(ctx, key, value);
+  }
+
   static SOAP_SOCKET open_once(Context* ctx, const char* endpoint, const char* host, int port) {
     GsoapClient& c = self(ctx);
     if (c.opened_) {
@@ -313,6 +336,9 @@ class GsoapClient final : public Client {
   // The reply's structs are released after the call: move out of them.
   const Unbinder unbinder_{name_};
   SendFn send_ = nullptr;
+  ParseHeaderFn parse_header_ = nullptr;
+  bool timing_asked_ = false;
+  std::optional<ServerDurations> server_timing_;  // of the last reply, if asked
   RecvFn recv_ = nullptr;
   OpenFn open_ = nullptr;
   bool opened_ = false;

@@ -59,6 +59,7 @@ using CloseFn = int (*)(Context*, SOAP_SOCKET);
 using ParseFn = int (*)(Context*);
 using ParseHeaderFn = int (*)(Context*, const char*, const char*);
 using ShutdownFn = int (*)(Context*, SOAP_SOCKET, int);
+using ResponseFn = int (*)(Context*, int, ULONG64);
 
 class GsoapServer;
 
@@ -82,6 +83,9 @@ struct Connection : Exchange {
   bool length_declared = false;          // the body's end is its Content-Length...
   ULONG64 body_left = 0;                 // ... this many bytes from here
   std::string pending;                   // read past the request: the next one's start
+  bool timing_asked = false;             // the request carries kServerTimingRequestHeader
+  ServerTimingRecorder timing;           // its phases, when asked
+  std::string timing_header;             // "Server-Timing: ..." for the reply's header
 
   // The current request's Content-Length, if declared, and whether one is
   // not a number or two disagree.
@@ -114,14 +118,15 @@ struct EngineIo {
   ShutdownFn shutdown;
   ParseFn parse;
   ParseHeaderFn parse_header;
+  ResponseFn response;
 };
 
 const EngineIo& engine_io() {
   static const EngineIo io = [] {
     Context* ctx = soap_new();
     if (ctx == nullptr) throw std::bad_alloc();
-    const EngineIo fns{ctx->fsend,           ctx->frecv,  ctx->fclosesocket,
-                       ctx->fshutdownsocket, ctx->fparse, ctx->fparsehdr};
+    const EngineIo fns{ctx->fsend,  ctx->frecv,     ctx->fclosesocket, ctx->fshutdownsocket,
+                       ctx->fparse, ctx->fparsehdr, ctx->fresponse};
     soap_free(ctx);
     return fns;
   }();
@@ -224,6 +229,10 @@ void serve_requests(Connection& c, Operations& operations) {
     c.request_bytes = 0;
     c.over_limit = false;
     c.peer_eof = false;
+    c.timing_asked = false;
+    c.timing.end();
+    c.last_recv_ns = 0;
+    soap->http_extra_header = nullptr;
     const bool read = soap_begin_serve(soap) == SOAP_OK;
     if (read && operations.dispatch() == SOAP_OK) {
       operations.release();
@@ -340,7 +349,7 @@ std::size_t timed_recv(Context* ctx, char* buf, std::size_t size) {
   }
   if (n > 0 && c.header_parsed && !check_body(c, std::string_view(buf, n))) return 0;
   if (n > 0) {
-    if (c.probe->active()) c.last_recv_ns = now_ns();
+    if (c.probe->active() || c.timing_asked) c.last_recv_ns = now_ns();
     c.request_bytes += n;
     // The size limit for bodies without a declared length (see
     // kHeaderAllowance): to gSOAP the input ends here.
@@ -495,6 +504,7 @@ class GsoapServer final : public Server {
     ctx->fsend = timed_send;
     ctx->fclosesocket = &GsoapServer::close_callback;
     ctx->fshutdownsocket = &GsoapServer::shutdown_callback;
+    ctx->fresponse = &GsoapServer::response_callback;
     const std::lock_guard lock(mutex_);
     // Joins the threads of connections that have ended.
     for (auto it = connections_.begin(); it != connections_.end();) {
@@ -613,6 +623,12 @@ class GsoapServer final : public Server {
     if (soap_tag_cmp(key, "Transfer-Encoding") == 0) c.chunked = true;
     if (soap_tag_cmp(key, "Content-Type") == 0)
       c.checks.text = XmlTextCheck(soap_tag_cmp(value, "multipart/*") == 0, is_simple_element);
+    // Asked for Server-Timing: from here on the request's reads are timed
+    // (with probes off they were not); the header's own read just ended.
+    if (soap_tag_cmp(key, kServerTimingRequestHeader) == 0) {
+      c.timing_asked = true;
+      if (c.last_recv_ns == 0) c.last_recv_ns = now_ns();
+    }
     if (soap_tag_cmp(key, "Content-Length") == 0) {
       ULONG64 length = 0;
       const char* end = value + std::strlen(value);
@@ -624,6 +640,23 @@ class GsoapServer final : public Server {
         c.content_length = length;
     }
     return engine_io().parse_header(ctx, key, value);
+  }
+
+  // The reply's HTTP header is about to be written: a request that asked
+  // gets its phases in it. gSOAP writes the header after a counting pass
+  // over the reply and serialises it again as it sends, so "marshal" here
+  // is that counting pass (docs/stacks/gsoap.md).
+  static int response_callback(Context* ctx, int status, ULONG64 count) {
+    Connection& c = connection_of(ctx);
+    if (c.timing.active()) {
+      const std::string value = c.timing.value();
+      c.timing.end();
+      if (!value.empty()) {
+        c.timing_header = "Server-Timing: " + value;
+        ctx->http_extra_header = c.timing_header.c_str();
+      }
+    }
+    return engine_io().response(ctx, status, count);
   }
 
   static int get_callback(Context* ctx) {
@@ -654,6 +687,7 @@ void Exchange::operation_entered(Context* ctx) {
   if (ctx->ahead == 0 && ctx->bufidx < ctx->buflen)
     c.pending.assign(ctx->buf + ctx->bufidx, ctx->buflen - ctx->bufidx);
   c.probe->request_read(c.last_recv_ns);
+  if (c.timing_asked) c.timing.begin(c.last_recv_ns != 0 ? c.last_recv_ns : now_ns());
 }
 
 std::unique_ptr<Server> start_gsoap_server(Service& service, const ServerOptions& options) {

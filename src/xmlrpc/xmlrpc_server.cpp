@@ -22,6 +22,7 @@
 #include <xmlrpc-c/server_abyss.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <charconv>
 #include <cstdint>
@@ -368,7 +369,17 @@ class AbyssServer final : public Server {
                            TSession* session, xmlrpc_mem_block** response) {
     const auto& self = *static_cast<const AbyssServer*>(self_p);
     ConnectionProbe& probe = connection_probe(session, self.endpoint_.port);
-    probe.request_read(probe.active() ? now_ns() : 0);
+    // Abyss gives header names in lower case.
+    static const std::string timing_request = [] {
+      std::string name = kServerTimingRequestHeader;
+      for (char& ch : name) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+      return name;
+    }();
+    const bool timing_asked = RequestHeaderValue(session, timing_request.c_str()) != nullptr;
+    const std::int64_t received = probe.active() || timing_asked ? now_ns() : 0;
+    probe.request_read(received);
+    ServerTimingRecorder timing;
+    if (timing_asked) timing.begin(received);
     // Connection threads are Abyss's; each keeps its own guard.
     thread_local InputGuard guard;
     try {
@@ -388,8 +399,13 @@ class AbyssServer final : public Server {
       return;
     }
     xmlrpc_registry_process_call2(env, self.registry_.get(), xml, length, &options, response);
-    // Abyss writes the reply when this returns.
+    // Abyss writes the reply when this returns, with the fields added here.
     mark_server(kMarshalled);
+    if (timing.active()) {
+      if (const std::string value = timing.value(); !value.empty())
+        ResponseAddField(session, "Server-Timing", value.c_str());
+      timing.end();
+    }
     probe.reply_handed();
   }
 

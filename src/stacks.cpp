@@ -23,8 +23,8 @@ const std::vector<StackEntry>& all_stacks() {
   static const std::vector<StackEntry> stacks = {
       {"gsoap",
        "gSOAP 2.8 engine: generated service (accept thread, thread per connection) and proxy "
-       "(one keep-alive connection); SOAP 1.1 document/literal, MTOM answered in kind",
-       {"soap", "soap-mtom"},
+       "(one keep-alive connection); SOAP 1.1 document/literal, MTOM and SwA answered in kind",
+       {"soap", "soap-mtom", "soap-swa"},
        soap::start_gsoap_server,
        soap::connect_gsoap_client},
       {"xmlrpc-c",

@@ -142,7 +142,7 @@ TEST_P(BeastCodecs, ServiceLimitsAreRefusedAs413AndServingGoesOn) {
 }
 
 INSTANTIATE_TEST_SUITE_P(AllCodecs, BeastCodecs,
-                         ::testing::Values("soap", "soap-mtom", "xmlrpc", "json", "xml",
+                         ::testing::Values("soap", "soap-mtom", "soap-swa", "xmlrpc", "json", "xml",
                                            "protobuf"),
                          [](const auto& p) {
                            std::string name = p.param;

@@ -112,12 +112,13 @@ template <class F>
 int Operations::run(F&& operation) {
   exchange_.operation_entered(soap);
   // gSOAP sets SOAP_ENC_MTOM in soap::mode when the request was an MTOM
-  // package, SOAP_ENC_MIME alone for any other MIME package (SwA); the
+  // package; any other MIME package (SwA) leaves its parts in
+  // soap::mime.list (SOAP_ENC_MIME is cleared at its closing boundary). The
   // reply's format is soap::omode, which persists on the connection, so it
   // is set either way.
   if ((soap->mode & SOAP_ENC_MTOM) != 0)
     attachments_ = Attachments::mtom;
-  else if ((soap->mode & SOAP_ENC_MIME) != 0)
+  else if (soap->mime.list != nullptr)
     attachments_ = Attachments::swa;
   else
     attachments_ = Attachments::inline_base64;

@@ -23,6 +23,9 @@ const std::vector<CodecEntry>& all_codecs() {
        nullptr},
       {"xml", "REST body in plain XML via libxml2 (xmlTextWriter / xmlTextReader)",
        rest::make_xml_codec, nullptr},
+      {"xml-dom",
+       "the xml codec's bodies decoded through a libxml2 tree (xmlReadMemory, then walk)",
+       rest::make_xml_dom_codec, nullptr, "xml"},
       {"protobuf", "REST body in proto3 via libprotobuf, binaries as bytes",
        rest::make_protobuf_codec, nullptr},
   };

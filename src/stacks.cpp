@@ -13,7 +13,8 @@ namespace {
 // The common transport carries whatever the codec registry holds.
 std::vector<std::string> every_codec() {
   std::vector<std::string> names;
-  for (const auto& codec : all_codecs()) names.push_back(codec.name);
+  for (const auto& codec : all_codecs())
+    if (codec.decode_path_of.empty()) names.push_back(codec.name);
   return names;
 }
 

@@ -220,9 +220,9 @@ TEST(Fidelity, ToleranceAppliesOnlyToDoubles) {
             "");
 }
 
-TEST(Registry, ListsTheSevenCodecsAndRejectsUnknownNames) {
+TEST(Registry, ListsTheEightCodecsAndRejectsUnknownNames) {
   EXPECT_EQ(codec_names(), (std::vector<std::string>{"soap", "soap-mtom", "soap-swa", "xmlrpc",
-                                                     "json", "xml", "protobuf"}));
+                                                     "json", "xml", "xml-dom", "protobuf"}));
   EXPECT_THROW(find_codec("corba"), std::invalid_argument);
 }
 

@@ -13,7 +13,8 @@ namespace {
 // The common transport carries whatever the codec registry holds.
 std::vector<std::string> every_codec() {
   std::vector<std::string> names;
-  for (const auto& codec : all_codecs()) names.push_back(codec.name);
+  for (const auto& codec : all_codecs())
+    if (codec.decode_path_of.empty()) names.push_back(codec.name);
   return names;
 }
 
@@ -23,8 +24,8 @@ const std::vector<StackEntry>& all_stacks() {
   static const std::vector<StackEntry> stacks = {
       {"gsoap",
        "gSOAP 2.8 engine: generated service (accept thread, thread per connection) and proxy "
-       "(one keep-alive connection); SOAP 1.1 document/literal, MTOM answered in kind",
-       {"soap", "soap-mtom"},
+       "(one keep-alive connection); SOAP 1.1 document/literal, MTOM and SwA answered in kind",
+       {"soap", "soap-mtom", "soap-swa"},
        soap::start_gsoap_server,
        soap::connect_gsoap_client},
       {"xmlrpc-c",

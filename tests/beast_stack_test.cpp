@@ -101,11 +101,15 @@ class BeastCodecs : public BeastStack, public ::testing::WithParamInterface<std:
   std::unique_ptr<Codec> codec_ = find_codec(GetParam()).make();
 };
 
+// Every one but a second decode path of another codec's bytes (xml-dom),
+// whose requests its codec already covers.
 TEST(BeastStackEntry, CarriesEveryRegisteredCodec) {
   std::vector<std::string> registered;
-  for (const auto& codec : all_codecs()) registered.push_back(codec.name);
+  for (const auto& codec : all_codecs())
+    if (codec.decode_path_of.empty()) registered.push_back(codec.name);
   EXPECT_EQ(find_stack("beast").codecs, registered);
-  EXPECT_EQ(registered.size(), 6u);
+  EXPECT_EQ(registered.size(), 7u);
+  EXPECT_EQ(all_codecs().size(), 8u);
 }
 
 // The operations themselves are tested for every stack in
@@ -142,7 +146,7 @@ TEST_P(BeastCodecs, ServiceLimitsAreRefusedAs413AndServingGoesOn) {
 }
 
 INSTANTIATE_TEST_SUITE_P(AllCodecs, BeastCodecs,
-                         ::testing::Values("soap", "soap-mtom", "xmlrpc", "json", "xml",
+                         ::testing::Values("soap", "soap-mtom", "soap-swa", "xmlrpc", "json", "xml",
                                            "protobuf"),
                          [](const auto& p) {
                            std::string name = p.param;

@@ -96,10 +96,10 @@ std::pair<std::string, std::string> fault_of(const std::string& body) {
 constexpr char kGsoapStackName[] = "gsoap";
 using GsoapStack = testing::StackSuite<kGsoapStackName>;
 
-TEST(GsoapStackEntry, CarriesBothSoapCodecs) {
+TEST(GsoapStackEntry, CarriesTheThreeSoapCodecs) {
   const StackEntry& entry = find_stack("gsoap");
   EXPECT_EQ(entry.name, "gsoap");
-  EXPECT_EQ(entry.codecs, (std::vector<std::string>{"soap", "soap-mtom"}));
+  EXPECT_EQ(entry.codecs, (std::vector<std::string>{"soap", "soap-mtom", "soap-swa"}));
   EXPECT_EQ(find_stack("gsoap").codecs, entry.codecs);
 }
 
@@ -147,8 +147,8 @@ TEST_P(GsoapCodecs, ServiceLimitsAreClientFaultsAndServingGoesOn) {
   EXPECT_EQ(client_->ping(), kPingReply);
 }
 
-INSTANTIATE_TEST_SUITE_P(BothCodecs, GsoapCodecs, ::testing::Values("soap", "soap-mtom"),
-                         [](const auto& p) {
+INSTANTIATE_TEST_SUITE_P(SoapCodecs, GsoapCodecs,
+                         ::testing::Values("soap", "soap-mtom", "soap-swa"), [](const auto& p) {
                            std::string name = p.param;
                            for (auto& c : name)
                              if (c == '-') c = '_';

@@ -1,6 +1,6 @@
 // The common transport sends what the library stacks send: for every
 // operation, the request body the beast client puts on the socket for the
-// soap, soap-mtom and xmlrpc codecs is byte for byte the one the gsoap or
+// soap, soap-mtom, soap-swa and xmlrpc codecs is byte for byte the one the gsoap or
 // xmlrpc-c client sends (captured by a relay between client and server),
 // and so are the request line and SOAPAction. Other headers differ by
 // design (each HTTP stack writes its own) and are not compared.
@@ -48,7 +48,7 @@ Request request_of(const std::string& stream) {
   return {stream.substr(0, stream.find("\r\n")), action, stream.substr(header_end + 4)};
 }
 
-// An MTOM package's MIME boundary is random per message (gSOAP picks it
+// An MTOM or SwA package's MIME boundary is random per message (gSOAP picks it
 // when none is given), so it is replaced by a fixed token; nothing else is.
 std::string without_mime_boundary(std::string body) {
   if (!body.starts_with("\r\n--") && !body.starts_with("--")) return body;
@@ -156,6 +156,7 @@ INSTANTIATE_TEST_SUITE_P(
     RpcCodecs, RpcWire,
     ::testing::Values(std::pair<std::string, std::string>{"gsoap", "soap"},
                       std::pair<std::string, std::string>{"gsoap", "soap-mtom"},
+                      std::pair<std::string, std::string>{"gsoap", "soap-swa"},
                       std::pair<std::string, std::string>{"xmlrpc-c", "xmlrpc"}),
     [](const auto& p) {
       std::string name = p.param.second;

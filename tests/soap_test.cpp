@@ -1,6 +1,6 @@
-// The soap and soap-mtom codecs: envelopes checked with an independent
-// libxml2 parse, the MTOM package taken apart by hand (boundary, parts,
-// xop:Include), and rejection of what gSOAP must not accept
+// The soap, soap-mtom and soap-swa codecs: envelopes checked with an
+// independent libxml2 parse, the MTOM and SwA packages taken apart by hand
+// (boundary, parts, xop:Include or href), and rejection of what gSOAP must not accept
 // (src/soap/soap_codec.cpp and wsbench_service.h document the schema).
 #include <gtest/gtest.h>
 #include <libxml/parser.h>
@@ -130,6 +130,7 @@ class SoapCodecTest : public ::testing::Test {
  protected:
   std::unique_ptr<Codec> soap_ = find_codec("soap").make();
   std::unique_ptr<Codec> mtom_ = find_codec("soap-mtom").make();
+  std::unique_ptr<Codec> swa_ = find_codec("soap-swa").make();
 
   static std::string encode(Codec& codec, const Payload& p) {
     std::string wire;
@@ -583,7 +584,7 @@ TEST_F(SoapCodecTest, StagesAreRepeatableAndOrdered) {
 TEST_F(SoapCodecTest, LargestCataloguePayloadsRoundTrip) {
   for (const char* label : {"binary/64MiB", "gml/10000"}) {
     const Payload payload = generate(parse_spec(label));
-    for (Codec* codec : {soap_.get(), mtom_.get()}) {
+    for (Codec* codec : {soap_.get(), mtom_.get(), swa_.get()}) {
       SCOPED_TRACE(label);
       std::string wire;
       codec->encode(payload, wire);
@@ -599,6 +600,144 @@ TEST_F(SoapCodecTest, LargestCataloguePayloadsRoundTrip) {
   Payload decoded;
   ASSERT_NO_THROW(soap_->decode(wire, decoded));
   EXPECT_TRUE(decoded == Payload(many));
+}
+
+// ---- soap-swa: SOAP with Attachments ----
+
+// The parts of an SwA package, checked as SwA has them: a text/xml root
+// named by the Content-Type's start, then one part per attachment.
+std::vector<Part> swa_parts(const std::string& wire, const std::string& content_type) {
+  EXPECT_EQ(content_type.rfind("multipart/related;", 0), 0u) << content_type;
+  EXPECT_EQ(content_type_param(content_type, "type"), "text/xml");
+  auto parts = split_multipart(wire, content_type_param(content_type, "boundary"));
+  EXPECT_FALSE(parts.empty());
+  if (!parts.empty()) {
+    EXPECT_EQ(parts[0].headers["Content-ID"], content_type_param(content_type, "start"));
+    EXPECT_EQ(parts[0].headers["Content-Type"].rfind("text/xml", 0), 0u);
+  }
+  return parts;
+}
+
+TEST_F(SoapCodecTest, SwaMessageBReferencesARawMimePartByCid) {
+  const Payload payload = generate(parse_spec("message-b/128KiB"));
+  const Bytes& attachment = std::get<Message>(payload).attachment;
+  EXPECT_EQ(swa_->not_applicable(payload), "");
+  const std::string wire = encode(*swa_, payload);
+  const auto parts = swa_parts(wire, swa_->content_type());
+  ASSERT_EQ(parts.size(), 2u);
+
+  // The envelope's attachment element is empty and names the part.
+  const Doc doc = parse_dom(parts[0].body);
+  ASSERT_NE(doc, nullptr) << "root part is not well-formed XML";
+  const xmlNode* message = payload_element(doc.get());
+  ASSERT_NE(message, nullptr);
+  const xmlNode* reference = child_named(message, "attachment");
+  ASSERT_NE(reference, nullptr);
+  EXPECT_EQ(reference->children, nullptr);
+  EXPECT_EQ(attribute(reference, "href"), "cid:attachment-1");
+
+  EXPECT_EQ(parts[1].headers.at("Content-ID"), "<attachment-1>");
+  EXPECT_EQ(parts[1].headers.at("Content-Type"), "application/octet-stream");
+  EXPECT_EQ(parts[1].body, std::string(attachment.begin(), attachment.end()));
+  EXPECT_EQ(wire.find(base64_encode(attachment).substr(0, 64)), std::string::npos);
+  EXPECT_LT(wire.size(), attachment.size() + 2048);
+
+  Payload decoded;
+  swa_->decode(wire, decoded);
+  EXPECT_TRUE(decoded == payload);
+}
+
+TEST_F(SoapCodecTest, SwaAttachesBuildingsAsAGml3Document) {
+  const auto gml = std::get<BuildingCollection>(generate(parse_spec("gml/3")));
+  EXPECT_EQ(swa_->not_applicable(gml), "");
+  const std::string wire = encode(*swa_, gml);
+  const auto parts = swa_parts(wire, swa_->content_type());
+  ASSERT_EQ(parts.size(), 2u);
+  const Doc envelope = parse_dom(parts[0].body);
+  ASSERT_NE(envelope, nullptr);
+  const xmlNode* document = payload_element(envelope.get());
+  ASSERT_NE(document, nullptr);
+  EXPECT_EQ(str(document->name), "buildingsDocument");
+  EXPECT_EQ(attribute(document, "href"), "cid:attachment-1");
+  EXPECT_EQ(parts[1].headers.at("Content-Type"), "application/gml+xml");
+  // The same document MTOM attaches.
+  const std::string mtom_wire = encode(*mtom_, gml);
+  const auto mtom_parts =
+      split_multipart(mtom_wire, content_type_param(mtom_->content_type(), "boundary"));
+  ASSERT_EQ(mtom_parts.size(), 2u);
+  EXPECT_EQ(parts[1].body, mtom_parts[1].body);
+  const Doc gml_doc = parse_dom(parts[1].body);
+  ASSERT_NE(gml_doc, nullptr);
+  EXPECT_EQ(
+      testing::gml_collection_problems(xmlDocGetRootElement(gml_doc.get()), "urn:wsbench", gml),
+      "");
+
+  Payload decoded;
+  swa_->decode(wire, decoded);
+  EXPECT_TRUE(decoded == Payload(gml));
+  expect_rejected(*swa_, replace_once(wire, "</gml:featureMember>", ""), "GML document");
+}
+
+TEST_F(SoapCodecTest, SwaNumbersEachAttachmentOfAList) {
+  const MessageList two{{Message{{"r", "s", "t", 1}, {}, {0, 1, 2, 0xff}},
+                         Message{{"r3", "s3", "t3", 3}, {}, {5, 6, 7}}}};
+  const std::string wire = encode(*swa_, two);
+  const auto parts = swa_parts(wire, swa_->content_type());
+  ASSERT_EQ(parts.size(), 3u);
+  EXPECT_NE(parts[0].body.find("href=\"cid:attachment-1\""), std::string::npos);
+  EXPECT_NE(parts[0].body.find("href=\"cid:attachment-2\""), std::string::npos);
+  EXPECT_EQ(parts[1].headers.at("Content-ID"), "<attachment-1>");
+  EXPECT_EQ(parts[1].body, std::string("\x00\x01\x02\xff", 4));
+  EXPECT_EQ(parts[2].headers.at("Content-ID"), "<attachment-2>");
+  EXPECT_EQ(parts[2].body, "\x05\x06\x07");
+  Payload decoded;
+  swa_->decode(wire, decoded);
+  EXPECT_TRUE(decoded == Payload(two));
+}
+
+TEST_F(SoapCodecTest, SwaWithoutBinaryIsNotApplicableAndPlainSoap) {
+  // Alternating with packages: a message without parts is never one.
+  for (const char* label : {"text", "binary/1KiB", "objects/200", "message-b/1KiB", "ints/200"}) {
+    SCOPED_TRACE(label);
+    const Payload payload = generate(parse_spec(label));
+    const std::string wire = encode(*swa_, payload);
+    if (swa_->not_applicable(payload).empty()) {
+      EXPECT_EQ(swa_->content_type().rfind("multipart/related;", 0), 0u);
+    } else {
+      EXPECT_EQ(swa_->not_applicable(payload), "no binary: SwA output identical to soap");
+      EXPECT_EQ(wire, encode(*soap_, payload));
+      EXPECT_EQ(swa_->content_type(), "text/xml; charset=utf-8");
+    }
+    Payload decoded;
+    swa_->decode(wire, decoded);
+    EXPECT_TRUE(decoded == payload);
+  }
+}
+
+TEST_F(SoapCodecTest, SwaRejectsMissingOrWrongAttachments) {
+  const Payload payload = generate(parse_spec("message-b/1KiB"));
+  const std::string wire = encode(*swa_, payload);
+  const std::string boundary = content_type_param(swa_->content_type(), "boundary");
+  const auto second_part = wire.find("\r\n--" + boundary + "\r\n");
+  ASSERT_NE(second_part, std::string::npos);
+  // The referenced part is gone.
+  expect_rejected(*swa_, wire.substr(0, second_part) + "\r\n--" + boundary + "--",
+                  "missing attachment");
+  // The reference names a part that does not exist.
+  expect_rejected(*swa_, replace_once(wire, "href=\"cid:attachment-1", "href=\"cid:attachment-2"),
+                  "missing attachment");
+  // A reference in a plain envelope, with no package around it.
+  const std::string plain = encode(*soap_, payload);
+  const auto start = plain.find("<wsb:attachment>");
+  const auto end = plain.find("</wsb:attachment>");
+  ASSERT_NE(start, std::string::npos);
+  expect_rejected(
+      *swa_,
+      plain.substr(0, start) + "<wsb:attachment href=\"cid:attachment-1\">" + plain.substr(end),
+      "missing attachment");
+  // The closing boundary or the part's bytes are cut off.
+  for (const std::size_t cut : {std::size_t{1}, boundary.size() + 4, boundary.size() + 100})
+    expect_rejected(*swa_, std::string_view(wire).substr(0, wire.size() - cut), "");
 }
 
 }  // namespace

@@ -146,6 +146,10 @@ struct CodecEntry {
   // For a protocol with requests of its own (SOAP, XML-RPC): how the
   // common transport carries its calls. Empty for REST bodies.
   std::function<std::unique_ptr<RpcBinding>()> make_rpc;
+  // Set to another codec's name when this one writes that codec's bytes and
+  // only reads them another way (xml-dom: xml through a tree). It has
+  // decode rows of its own but no encode rows, and no stack carries it.
+  std::string decode_path_of = {};
 };
 
 // Every codec wsbench knows, in report order (src/codecs.cpp).

@@ -9,6 +9,8 @@ namespace wsb::rest {
 
 std::unique_ptr<Codec> make_json_codec();
 std::unique_ptr<Codec> make_xml_codec();
+// The same XML, decoded through a libxml2 document tree (read, then walk).
+std::unique_ptr<Codec> make_xml_dom_codec();
 std::unique_ptr<Codec> make_protobuf_codec();
 
 }  // namespace wsb::rest

@@ -42,6 +42,23 @@ void check_no_trailing_content(const Context* ctx, std::string_view unread,
 
 namespace {
 
+void attach_swa_part(Context* ctx, const SwaPart& part) {
+  // gSOAP only reads through the pointer; it copies the id and type.
+  if (soap_set_mime_attachment(ctx, static_cast<char*>(const_cast<void*>(part.data)), part.size,
+                               SOAP_MIME_BINARY, part.type, part.content_id.c_str(), nullptr,
+                               nullptr) != SOAP_OK)
+    throw std::bad_alloc();
+}
+
+}  // namespace
+
+void attach_swa_parts(Context* ctx, const std::vector<SwaPart>& parts) {
+  soap_set_mime(ctx, nullptr, nullptr);
+  for (const SwaPart& part : parts) attach_swa_part(ctx, part);
+}
+
+namespace {
+
 template <class T>
 T* checked(T* p) {
   if (p == nullptr) throw std::bad_alloc();
@@ -59,7 +76,7 @@ Namespace gml_document_namespaces[] = {{"wsb", "urn:wsbench", nullptr, nullptr},
                                        {"gml", gml::kNamespace, nullptr, nullptr},
                                        {nullptr, nullptr, nullptr, nullptr}};
 
-// Writes and reads the standalone GML documents soap-mtom attaches
+// Writes and reads the standalone GML documents soap-mtom and soap-swa attach
 // (<wsb:buildings> as the root), with gSOAP's generated serializers. One
 // per thread, kept like the codecs' own contexts: a context per message
 // would add its set-up to every bind and unbind.
@@ -214,7 +231,7 @@ struct Binder::Visitor {
       pos_list.srsDimension = gml::kSrsDimension;
       gml::append_pos_list(m.footprint, pos_list.__item);
     }
-    if (b.mtom_)
+    if (b.attachments_ != Attachments::inline_base64)
       set(SOAP_UNION_wsb__PayloadChoice_buildingsDocument).buildingsDocument = b.gml_document(*l);
     else
       set(SOAP_UNION_wsb__PayloadChoice_buildings).buildings = l;
@@ -260,11 +277,36 @@ xsd__base64Binary* Binder::binary(const void* data, std::size_t size, const char
   if (size > static_cast<std::size_t>(INT_MAX))
     throw std::length_error("soap: gSOAP binaries are limited to 2 GiB (int __size)");
   xsd__base64Binary* b = checked(soap_new_xsd__base64Binary(ctx_));
-  b->__ptr = static_cast<unsigned char*>(const_cast<void*>(data));
-  b->__size = static_cast<int>(size);
-  // Outside MTOM mode id/type/options stay NULL: with a type set gSOAP
-  // would switch the message to DIME.
-  if (mtom_) b->type = const_cast<char*>(type);
+  switch (attachments_) {
+    case Attachments::inline_base64:
+      // id/type/options stay NULL: with a type set gSOAP would switch the
+      // message to DIME.
+      b->__ptr = static_cast<unsigned char*>(const_cast<void*>(data));
+      b->__size = static_cast<int>(size);
+      break;
+    case Attachments::mtom:
+      b->__ptr = static_cast<unsigned char*>(const_cast<void*>(data));
+      b->__size = static_cast<int>(size);
+      b->type = const_cast<char*>(type);
+      break;
+    case Attachments::swa: {
+      // The element stays empty and names its part; numbered in the order
+      // the parts go out, so every writer of one message makes the same ids.
+      std::size_t number = 1;
+      if (parts_ != nullptr)
+        number += parts_->size();
+      else
+        for (const soap_multipart* p = ctx_->mime.first; p != nullptr; p = p->next) ++number;
+      const std::string name = "attachment-" + std::to_string(number);
+      b->href = checked(soap_strdup(ctx_, ("cid:" + name).c_str()));
+      SwaPart part{data, size, type, "<" + name + ">"};
+      if (parts_ != nullptr)
+        parts_->push_back(std::move(part));
+      else
+        attach_swa_part(ctx_, part);
+      break;
+    }
+  }
   return b;
 }
 

@@ -8,10 +8,12 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <string_view>
 #include <utility>
+#include <vector>
 
 #include "common/codec.h"
 #include "common/payload.h"
@@ -94,24 +96,53 @@ bool only_space_left(const Context* ctx, std::string_view unread);
 // what it buffered or in the `unread` input. Throws DecodeError naming `who`.
 void check_no_trailing_content(const Context* ctx, std::string_view unread, const std::string& who);
 
-// MIME type of the MTOM parts. Setting it on an xsd__base64Binary is what
-// tells gSOAP (in SOAP_ENC_MTOM mode) to send the binary as an attachment.
+// MIME type of the attachment parts (MTOM and SwA). Setting it on an
+// xsd__base64Binary is what tells gSOAP (in SOAP_ENC_MTOM mode) to send the
+// binary as an attachment.
 inline constexpr char kAttachmentType[] = "application/octet-stream";
-// MIME type of the GML document soap-mtom attaches for a BuildingCollection.
+// MIME type of the GML document soap-mtom and soap-swa attach for a
+// BuildingCollection.
 inline constexpr char kGmlDocumentType[] = "application/gml+xml";
+
+// How a message carries its binaries (and the GML document).
+enum class Attachments : std::uint8_t {
+  inline_base64,  // soap: base64 in the element
+  mtom,           // soap-mtom: MTOM/XOP parts, gSOAP's SOAP_ENC_MTOM
+  swa,            // soap-swa: SOAP with Attachments MIME parts, <... href="cid:..."/>
+};
+
+// One SwA part a Binder made: the bytes (not copied: the model's, or the
+// GML document in the binding context) and the Content-ID the envelope's
+// href names.
+struct SwaPart {
+  const void* data;
+  std::size_t size;
+  const char* type;
+  std::string content_id;  // "<attachment-N>"
+};
+
+// Queues `parts` on `ctx` as the MIME attachments of the next message it
+// writes (soap_set_mime, then soap_set_mime_attachment for each), after the
+// root part holding the envelope. Call after soap_begin.
+void attach_swa_parts(Context* ctx, const std::vector<SwaPart>& parts);
 
 // Model -> structs, allocated in `ctx` (released by release_message).
 // Binaries point at the model's bytes rather than copying them, as a gSOAP
 // application hands over its buffer (the engine only reads through
-// __ptr): the model must outlive the serialization. `mtom` marks binaries
-// as attachments; set it exactly when the context writes SOAP_ENC_MTOM
-// (outside MTOM a typed binary would switch gSOAP to DIME). With `mtom` a
-// BuildingCollection becomes a GML document of its own (<wsb:buildings> as
-// the root, written by gSOAP into memory the context owns) attached as
-// buildingsDocument, and Unbinder parses it back.
+// __ptr): the model must outlive the serialization. Attachments::mtom
+// marks binaries as attachments; use it exactly when the context writes
+// SOAP_ENC_MTOM (outside MTOM a typed binary would switch gSOAP to DIME). With
+// attachments (mtom, swa) a BuildingCollection becomes a GML document of
+// its own (<wsb:buildings> as the root, written by gSOAP into memory the
+// context owns) attached as buildingsDocument, and Unbinder parses it back.
+// With `swa` a binary is an empty element with href="cid:attachment-N",
+// and its bytes a MIME part: collected in `parts` when given (a context
+// other than the writing one binds), else queued on `ctx` directly, which
+// must then be set up for MIME (soap_set_mime) before binding.
 class Binder {
  public:
-  Binder(Context* ctx, bool mtom) : ctx_(ctx), mtom_(mtom) {}
+  Binder(Context* ctx, Attachments attachments, std::vector<SwaPart>* parts = nullptr)
+      : ctx_(ctx), attachments_(attachments), parts_(parts) {}
 
   // The choice of one payload: sets the union and its discriminant.
   void payload(const Payload& in, int& choice, wsb__PayloadChoice& out) const;
@@ -120,12 +151,13 @@ class Binder {
 
  private:
   struct Visitor;
-  // Points at `data` (no copy); `type` is the MIME type of its MTOM part.
+  // Points at `data` (no copy); `type` is the MIME type of its part.
   xsd__base64Binary* binary(const void* data, std::size_t size, const char* type) const;
   xsd__base64Binary* gml_document(const wsb__BuildingList& buildings) const;
 
   Context* ctx_;
-  bool mtom_;
+  Attachments attachments_;
+  std::vector<SwaPart>* parts_;
 };
 
 // Structs -> model, every choice and pointer checked (DecodeError prefixed

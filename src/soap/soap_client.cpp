@@ -11,8 +11,9 @@
 // soap-mtom: every request goes out as an MTOM package (multipart/related,
 // application/xop+xml), with or without binaries, as MTOM-enabled SOAP
 // clients send them; that is how the server knows to answer in MTOM too.
-// Binaries travel as attachments both ways; replies are decoded whichever
-// form they come in.
+// soap-swa likewise sends every request as a SOAP with Attachments package
+// (multipart/related, text/xml root). Binaries travel as attachments both
+// ways; replies are decoded whichever form they come in.
 //
 // Timeline: kInvoke when the call starts; kRequestWritten on entry to the
 // last soap::fsend of the request (all of it encoded, its final block about
@@ -72,14 +73,17 @@ const std::string kTimingRequest = std::string(kServerTimingRequestHeader) + ": 
 class GsoapClient final : public Client {
  public:
   GsoapClient(const Endpoint& server, const std::string& codec)
-      : mtom_(codec == "soap-mtom"),
+      : attachments_(codec == "soap-mtom"  ? Attachments::mtom
+                     : codec == "soap-swa" ? Attachments::swa
+                                           : Attachments::inline_base64),
         name_("gsoap/" + codec),
         url_("http://" + server.to_string() + "/"),
         proxy_(SOAP_IO_KEEPALIVE | SOAP_C_UTFSTRING | SOAP_XML_STRICT,
-               SOAP_IO_KEEPALIVE | SOAP_C_UTFSTRING | (mtom_ ? SOAP_ENC_MTOM : 0)) {
-    if (codec != "soap" && codec != "soap-mtom")
-      throw std::invalid_argument("gsoap carries the soap and soap-mtom codecs, not '" + codec +
-                                  "'");
+               SOAP_IO_KEEPALIVE | SOAP_C_UTFSTRING |
+                   (attachments_ == Attachments::mtom ? SOAP_ENC_MTOM : 0)) {
+    if (codec != "soap" && codec != "soap-mtom" && codec != "soap-swa")
+      throw std::invalid_argument("gsoap carries the soap, soap-mtom and soap-swa codecs, not '" +
+                                  codec + "'");
     Context* ctx = proxy_.soap;
     ctx->user = this;
     // A peer that closes first must not SIGPIPE the process.
@@ -133,7 +137,7 @@ class GsoapClient final : public Client {
   void echo(const Payload& in, Payload& out) override {
     begin();
     wsb__Payload request;
-    Binder(proxy_.soap, mtom_).payload(in, request.__union_payload, request.payload);
+    Binder(proxy_.soap, attachments_).payload(in, request.__union_payload, request.payload);
     wsb__echoResponse response;
     check(proxy_.echo(nullptr, kAction, &request, response));
     out = unbind(response.__union_payload, response.payload, "echoResponse");
@@ -152,7 +156,7 @@ class GsoapClient final : public Client {
   void send_message(const std::string& queue, const Message& message) override {
     begin();
     wsb__Message request;
-    Binder(proxy_.soap, mtom_).message(message, request);
+    Binder(proxy_.soap, attachments_).message(message, request);
     wsb__SendMessageResponse response;
     check(proxy_.SendMessage(nullptr, kAction, queue, &request, response));
     end();
@@ -226,8 +230,9 @@ class GsoapClient final : public Client {
     mark(timeline_, kInvoke);
     // MTOM mode alone sends a message without binaries as plain SOAP; with
     // a MIME package requested it is always multipart/related (a fresh
-    // boundary each message, as gSOAP picks one when none is given).
-    if (mtom_) soap_set_mime(proxy_.soap, nullptr, nullptr);
+    // boundary each message, as gSOAP picks one when none is given). SwA
+    // requests are packages too; the binder queues their parts.
+    if (attachments_ != Attachments::inline_base64) soap_set_mime(proxy_.soap, nullptr, nullptr);
     // gSOAP sends the extra header once and forgets it: set per call.
     server_timing_.reset();
     if (timing_asked_) proxy_.soap->http_extra_header = kTimingRequest.c_str();
@@ -329,7 +334,7 @@ class GsoapClient final : public Client {
     return c.open_(ctx, endpoint, host, port);
   }
 
-  const bool mtom_;
+  const Attachments attachments_;
   const std::string name_;
   const std::string url_;
   wsbenchProxy proxy_;

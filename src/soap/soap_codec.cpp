@@ -1,5 +1,6 @@
-// SOAP 1.1 document/literal via gSOAP: `soap` (binaries inline as base64)
-// and `soap-mtom` (binaries as MTOM/XOP attachments).
+// SOAP 1.1 document/literal via gSOAP: `soap` (binaries inline as base64),
+// `soap-mtom` (binaries as MTOM/XOP attachments) and `soap-swa` (binaries
+// as SOAP with Attachments MIME parts).
 //
 // The wire bytes are the body of the response to the `get` operation of
 // wsbench_service.h, written and read by the gSOAP engine exactly as the
@@ -11,7 +12,10 @@
 // For soap-mtom that envelope is the root part of a multipart/related
 // package and each non-empty binary is a raw MIME part referenced by
 // <xop:Include href="cid:..."/>; buildings are such a part too, as a GML
-// document (soap_binding.h).
+// document (soap_binding.h). soap-swa writes the same envelope as the root
+// part of a multipart/related package (type text/xml), each such element
+// empty and naming its part, <wsb:binary href="cid:attachment-1"/>; gSOAP
+// resolves the references when it reads the package.
 //
 // bind/write and read/unbind go through gSOAP's generated structs. How
 // strict decoding is, and which gSOAP leniencies are kept and why, is in
@@ -23,6 +27,7 @@
 #include <string_view>
 #include <utility>
 #include <variant>
+#include <vector>
 
 #include "soap/soap_binding.h"
 #include "soap/soap_codecs.h"
@@ -49,21 +54,23 @@ bool has_attachment(const Payload& payload) {
     return std::any_of(l->messages.begin(), l->messages.end(),
                        [](const Message& m) { return !m.attachment.empty(); });
   if (const auto* b = std::get_if<Binary>(&payload)) return !b->data.empty();
-  // Buildings go as an attached GML document in MTOM.
+  // Buildings go as an attached GML document in MTOM and SwA.
   return std::holds_alternative<BuildingCollection>(payload);
 }
 
 class SoapCodec final : public StagedCodec {
  public:
-  explicit SoapCodec(bool mtom)
-      : mtom_(mtom),
-        name_(mtom ? "soap-mtom" : "soap"),
+  explicit SoapCodec(Attachments attachments)
+      : attachments_(attachments),
+        name_(codec_name(attachments)),
         bind_ctx_(new_context()),
         write_ctx_(new_write_context()),
         read_ctx_(new_read_context()) {}
 
   std::string not_applicable(const Payload& payload) const override {
-    if (mtom_ && !has_attachment(payload)) return "no binary: MTOM output identical to soap";
+    if (attachments_ != Attachments::inline_base64 && !has_attachment(payload))
+      return "no binary: " + std::string(attachments_ == Attachments::mtom ? "MTOM" : "SwA") +
+             " output identical to soap";
     return {};
   }
 
@@ -77,7 +84,8 @@ class SoapCodec final : public StagedCodec {
     Context* ctx = bind_ctx_.get();
     release_message(ctx);
     wsb__getResponse* r = checked(soap_new_wsb__getResponse(ctx));
-    Binder(ctx, mtom_).payload(in, r->__union_payload, r->payload);
+    bound_parts_.clear();
+    Binder(ctx, attachments_, &bound_parts_).payload(in, r->__union_payload, r->payload);
     bound_ = r;
   }
 
@@ -95,6 +103,12 @@ class SoapCodec final : public StagedCodec {
     // with soap_begin_send in place of soap_response (which would prepend
     // the HTTP header).
     soap_begin(ctx);
+    // SwA: the parts follow the envelope in one MIME package; without any
+    // the message is plain SOAP, as MTOM's is.
+    if (!bound_parts_.empty())
+      attach_swa_parts(ctx, bound_parts_);
+    else
+      soap_clr_mime(ctx);
     ctx->encodingStyle = nullptr;  // literal
     soap_serializeheader(ctx);
     soap_serialize_wsb__getResponse(ctx, bound_);
@@ -115,7 +129,8 @@ class SoapCodec final : public StagedCodec {
       fail_write();
     sink_ = nullptr;
     // The Content-Type gSOAP's HTTP header would carry: text/xml, or for
-    // MTOM multipart/related with this message's boundary and start part.
+    // MTOM and SwA multipart/related with this message's boundary and start
+    // part.
     content_type_ = soap_http_content_type(ctx, SOAP_OK);
   }
 
@@ -161,7 +176,7 @@ class SoapCodec final : public StagedCodec {
     // as Latin-1). Buffered output (SOAP_IO_BUFFER) is what gSOAP itself
     // picks on a socket: fsend sees 64 KiB blocks, not every tag.
     soap_set_omode(ctx.get(), SOAP_C_UTFSTRING | SOAP_IO_BUFFER);
-    if (mtom_) soap_set_omode(ctx.get(), SOAP_ENC_MTOM);
+    if (attachments_ == Attachments::mtom) soap_set_omode(ctx.get(), SOAP_ENC_MTOM);
     ctx->fsend = &SoapCodec::send_to_sink;
     ctx->user = this;
     return ctx;
@@ -233,12 +248,25 @@ class SoapCodec final : public StagedCodec {
     throw std::runtime_error(describe(write_ctx_.get()));
   }
 
-  const bool mtom_;
+  static const char* codec_name(Attachments attachments) {
+    switch (attachments) {
+      case Attachments::mtom:
+        return "soap-mtom";
+      case Attachments::swa:
+        return "soap-swa";
+      case Attachments::inline_base64:
+        break;
+    }
+    return "soap";
+  }
+
+  const Attachments attachments_;
   const std::string name_;
   ContextPtr bind_ctx_;   // owns the bound structs
   ContextPtr write_ctx_;  // the engine state of one write
   ContextPtr read_ctx_;   // the engine state of one read, and the structs it made
   wsb__getResponse* bound_ = nullptr;
+  std::vector<SwaPart> bound_parts_;  // soap-swa: the bound message's MIME parts
   wsb__getResponse* received_ = nullptr;
   std::string* sink_ = nullptr;                           // write()'s output while it runs
   std::string_view input_;                                // read()'s unread input
@@ -247,7 +275,14 @@ class SoapCodec final : public StagedCodec {
 
 }  // namespace
 
-std::unique_ptr<Codec> make_soap_codec() { return std::make_unique<SoapCodec>(false); }
-std::unique_ptr<Codec> make_soap_mtom_codec() { return std::make_unique<SoapCodec>(true); }
+std::unique_ptr<Codec> make_soap_codec() {
+  return std::make_unique<SoapCodec>(Attachments::inline_base64);
+}
+std::unique_ptr<Codec> make_soap_mtom_codec() {
+  return std::make_unique<SoapCodec>(Attachments::mtom);
+}
+std::unique_ptr<Codec> make_soap_swa_codec() {
+  return std::make_unique<SoapCodec>(Attachments::swa);
+}
 
 }  // namespace wsb::soap

@@ -13,10 +13,14 @@ std::unique_ptr<Codec> make_soap_codec();
 // The same envelope as the root of an MTOM/XOP multipart/related package,
 // binaries as raw MIME parts.
 std::unique_ptr<Codec> make_soap_mtom_codec();
+// The same envelope as the root of a SOAP with Attachments multipart/related
+// package, binaries as MIME parts referenced by href="cid:...".
+std::unique_ptr<Codec> make_soap_swa_codec();
 
 // Their RPC bindings (soap_rpc.cpp): the gsoap stack's call and reply
-// envelopes, MTOM packages for soap-mtom.
+// envelopes, MTOM packages for soap-mtom, SwA packages for soap-swa.
 std::unique_ptr<RpcBinding> make_soap_rpc();
 std::unique_ptr<RpcBinding> make_soap_mtom_rpc();
+std::unique_ptr<RpcBinding> make_soap_swa_rpc();
 
 }  // namespace wsb::soap

@@ -2,7 +2,8 @@
 // wsbenchService answers, and the WSDL. No sockets or connection state here
 // (soap_server.cpp has them); see docs/stacks/gsoap.md.
 //
-// A request that came in as MTOM is answered in MTOM. A wsb::ServiceError,
+// A request that came in as MTOM is answered in MTOM, one that came as a
+// SOAP with Attachments package in SwA. A wsb::ServiceError,
 // DecodeError or a request the model rejects is a SOAP-ENV:Client fault,
 // anything else SOAP-ENV:Server.
 #include "soap/soap_operations.h"
@@ -128,15 +129,29 @@ template <class F>
 int Operations::run(F&& operation) {
   exchange_.operation_entered(soap);
   // gSOAP sets SOAP_ENC_MTOM in soap::mode when the request was an MTOM
-  // package; the reply's format is soap::omode, which persists on the
-  // connection, so it is set either way.
-  mtom_ = (soap->mode & SOAP_ENC_MTOM) != 0;
-  if (mtom_)
+  // package; any other MIME package (SwA) leaves its parts in
+  // soap::mime.list (SOAP_ENC_MIME is cleared at its closing boundary). The
+  // reply's format is soap::omode, which persists on the connection, so it
+  // is set either way.
+  if ((soap->mode & SOAP_ENC_MTOM) != 0)
+    attachments_ = Attachments::mtom;
+  else if (soap->mime.list != nullptr)
+    attachments_ = Attachments::swa;
+  else
+    attachments_ = Attachments::inline_base64;
+  if (attachments_ == Attachments::mtom)
     soap_set_omode(soap, SOAP_ENC_MTOM);
   else
     soap_clr_omode(soap, SOAP_ENC_MTOM);
+  // SwA: the binder queues the reply's parts on the context as it binds.
+  if (attachments_ == Attachments::swa)
+    soap_set_mime(soap, nullptr, nullptr);
+  else
+    soap_clr_mime(soap);
   try {
     operation();
+    // A reply without parts goes as plain SOAP, as MTOM's does.
+    if (attachments_ == Attachments::swa && soap->mime.first == nullptr) soap_clr_mime(soap);
     return SOAP_OK;
   } catch (const ServiceError& e) {
     return client_fault(e.what());
@@ -147,6 +162,7 @@ int Operations::run(F&& operation) {
   } catch (const std::exception& e) {
     if (!exchange_.responding) serviced();
     exchange_.refused = true;
+    soap_clr_mime(soap);  // a Fault carries no parts
     return soap_receiver_fault(soap, e.what(), nullptr);
   }
 }
@@ -154,6 +170,7 @@ int Operations::run(F&& operation) {
 int Operations::client_fault(const char* what) {
   if (!exchange_.responding) serviced();
   exchange_.refused = true;
+  soap_clr_mime(soap);  // a Fault carries no parts
   return soap_sender_fault(soap, what, nullptr);
 }
 

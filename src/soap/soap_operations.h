@@ -67,13 +67,13 @@ class Operations final : public wsbenchService {
   int client_fault(const char* what);
   void parsed();
   void serviced();
-  Binder binder() const { return Binder(soap, mtom_); }
+  Binder binder() const { return Binder(soap, attachments_); }
   // The request's structs are released after the reply: move out of them.
   Unbinder unbinder() const { return Unbinder(kServerName); }
 
   Service& service_;
   Exchange& exchange_;
-  bool mtom_ = false;
+  Attachments attachments_ = Attachments::inline_base64;
   // What the reply's binaries point at, kept until it is written.
   std::shared_ptr<const Payload> got_;
   Payload echoed_;

@@ -4,12 +4,14 @@
 // (replies, faults) do, with the socket replaced by in-memory callbacks as
 // in soap_codec.cpp. soap-mtom sends every call as an MTOM package, as the
 // gsoap stack's client does, and MTOM-encodes its replies (as plain SOAP
-// when they carry no binary, as gSOAP's server does).
+// when they carry no binary, as gSOAP's server does); soap-swa does the same
+// with SOAP with Attachments packages.
 #include <memory>
 #include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "common/codec.h"
 #include "common/input_checks.h"
@@ -29,8 +31,13 @@ constexpr char kServerName[] = "soap";
 
 class SoapRpcBinding final : public RpcBinding {
  public:
-  explicit SoapRpcBinding(bool mtom)
-      : mtom_(mtom), name_(mtom ? "soap-mtom" : "soap"), out_(new_context()), in_(new_context()) {
+  explicit SoapRpcBinding(Attachments attachments)
+      : attachments_(attachments),
+        name_(attachments == Attachments::mtom  ? "soap-mtom"
+              : attachments == Attachments::swa ? "soap-swa"
+                                                : "soap"),
+        out_(new_context()),
+        in_(new_context()) {
     // The gsoap stack's client and server modes (soap_client.cpp,
     // soap_server.cpp): UTF-8 strings as they are, strict input.
     soap_set_omode(out_.get(), SOAP_C_UTFSTRING | SOAP_IO_BUFFER);
@@ -58,12 +65,14 @@ class SoapRpcBinding final : public RpcBinding {
 
   void encode_call(const CallArgs& call, std::string& out) override {
     Context* ctx = begin_write();
-    // As the gsoap client's begin(): every MTOM call is a MIME package.
-    if (mtom_) {
+    // As the gsoap client's begin(): every MTOM or SwA call is a MIME
+    // package.
+    if (attachments_ == Attachments::mtom) {
       soap_set_omode(ctx, SOAP_ENC_MTOM);
       soap_set_mime(ctx, nullptr, nullptr);
     }
-    const Binder binder(ctx, mtom_);
+    always_package_ = true;
+    const Binder binder(ctx, attachments_, &swa_parts_);
     switch (call.op) {
       case Operation::ping: {
         wsb__ping req;
@@ -281,8 +290,11 @@ class SoapRpcBinding final : public RpcBinding {
 
   void encode_reply(Operation op, const Payload& result, std::string& out) override {
     Context* ctx = begin_write();
-    if (mtom_) soap_set_omode(ctx, SOAP_ENC_MTOM);
-    const Binder binder(ctx, mtom_);
+    if (attachments_ == Attachments::mtom) soap_set_omode(ctx, SOAP_ENC_MTOM);
+    // SwA: a package only if the reply has parts, as the gsoap server
+    // answers.
+    always_package_ = false;
+    const Binder binder(ctx, attachments_, &swa_parts_);
     switch (op) {
       case Operation::ping: {
         wsb__pingResponse r;
@@ -376,6 +388,7 @@ class SoapRpcBinding final : public RpcBinding {
     Context* ctx = out_.get();
     release_message(ctx);
     soap_clr_omode(ctx, SOAP_ENC_MTOM | SOAP_ENC_MIME);
+    swa_parts_.clear();
     return ctx;
   }
 
@@ -388,6 +401,8 @@ class SoapRpcBinding final : public RpcBinding {
              std::string& out) {
     Context* ctx = out_.get();
     soap_begin(ctx);
+    if (attachments_ == Attachments::swa && (always_package_ || !swa_parts_.empty()))
+      attach_swa_parts(ctx, swa_parts_);
     ctx->encodingStyle = nullptr;  // literal
     soap_serializeheader(ctx);
     serialize(ctx, element);
@@ -417,7 +432,7 @@ class SoapRpcBinding final : public RpcBinding {
   Context* begin_read(std::string_view wire) {
     // gSOAP decodes overlong UTF-8 ("\xc0\xaf" becomes "/"), skips a DTD
     // and reads markup inside a string as its text.
-    if (const std::string why = XmlTextCheck(mtom_, is_simple_element).feed(wire); !why.empty())
+    if (const std::string why = XmlTextCheck(attachments_ != Attachments::inline_base64, is_simple_element).feed(wire); !why.empty())
       throw DecodeError(name_ + ": " + why);
     Context* ctx = in_.get();
     release_message(ctx);
@@ -497,18 +512,29 @@ class SoapRpcBinding final : public RpcBinding {
     return take_input(static_cast<SoapRpcBinding*>(ctx->user)->input_, buf, size);
   }
 
-  const bool mtom_;
+  const Attachments attachments_;
   const std::string name_;
   ContextPtr out_;  // the engine state and structs of the message being written
   ContextPtr in_;   // the engine state and structs of the message being read
   std::string* sink_ = nullptr;
   std::string_view input_;
   std::string content_type_ = "text/xml; charset=utf-8";
+  // soap-swa: the parts of the message being written, and whether it is a
+  // MIME package even without any (calls are, replies are not).
+  std::vector<SwaPart> swa_parts_;
+  bool always_package_ = false;
 };
 
 }  // namespace
 
-std::unique_ptr<RpcBinding> make_soap_rpc() { return std::make_unique<SoapRpcBinding>(false); }
-std::unique_ptr<RpcBinding> make_soap_mtom_rpc() { return std::make_unique<SoapRpcBinding>(true); }
+std::unique_ptr<RpcBinding> make_soap_rpc() {
+  return std::make_unique<SoapRpcBinding>(Attachments::inline_base64);
+}
+std::unique_ptr<RpcBinding> make_soap_mtom_rpc() {
+  return std::make_unique<SoapRpcBinding>(Attachments::mtom);
+}
+std::unique_ptr<RpcBinding> make_soap_swa_rpc() {
+  return std::make_unique<SoapRpcBinding>(Attachments::swa);
+}
 
 }  // namespace wsb::soap

@@ -69,12 +69,16 @@ typedef std::string xsd__positiveInteger;
 // it as an MTOM attachment when SOAP_ENC_MTOM is set and `type` is not
 // NULL (the shape wsdl2h generates). Inline base64 otherwise: leave id,
 // type and options NULL outside MTOM, or gSOAP switches to DIME.
+// `href` is soap-swa's reference to a MIME part of a SOAP with Attachments
+// package (<wsb:binary href="cid:..."/>, content empty); gSOAP resolves it
+// on receipt into __ptr and __size. NULL (not written) otherwise.
 struct xsd__base64Binary {
   unsigned char *__ptr;
   int __size;
   char *id;
   char *type;
   char *options;
+  @char *href;
 };
 
 // ---- payload types (src/common/payload.h) ----

@@ -47,15 +47,12 @@
 namespace wsb::xmlrpc {
 namespace {
 
-// Requests on one connection before Abyss closes it: in effect unlimited.
-constexpr std::uint32_t kKeepaliveMaxRequests = std::numeric_limits<std::uint32_t>::max();
-// Seconds Abyss waits for the next piece of a request that has begun
-// (Abyss's default, made visible).
-constexpr std::uint32_t kRequestTimeoutS = 15;
-// Connections served at once; Abyss's default of 15 makes the 16th client
-// wait, polling every 2 s, until one closes.
-constexpr unsigned kMaxConnections = 256;
-constexpr unsigned kListenBacklog = 128;
+// Requests on one connection before Abyss closes it: 0 in
+// ServerConcurrency::max_keepalive_requests means in effect unlimited.
+std::uint32_t keepalive_max_requests(const ServerConcurrency& c) {
+  return c.max_keepalive_requests == 0 ? std::numeric_limits<std::uint32_t>::max()
+                                       : static_cast<std::uint32_t>(c.max_keepalive_requests);
+}
 // Stack for the code of ours a connection thread runs besides the methods
 // (the guard, iterative), on top of what the registry declares for its
 // parser and methods. Abyss sizes its connection threads from these figures.
@@ -116,7 +113,7 @@ xmlrpc_mem_block* fault_document(xmlrpc_env* env, int code, const char* what) {
 class AbyssServer final : public Server {
  public:
   AbyssServer(Service& service, const ServerOptions& options)
-      : limits_(options.limits), endpoint_(options.listen) {
+      : limits_(options.limits), concurrency_(options.concurrency), endpoint_(options.listen) {
     if (limits_.max_body_bytes > kXmlSizeLimit)
       throw std::invalid_argument(
           "xmlrpc-c server: max_body_bytes " + std::to_string(limits_.max_body_bytes) +
@@ -206,10 +203,15 @@ class AbyssServer final : public Server {
     check(error, "cannot create the Abyss server");
     abyss_created_ = true;
     ServerSetKeepaliveTimeout(&abyss_, static_cast<std::uint32_t>(limits_.keepalive_timeout_s));
-    ServerSetKeepaliveMaxConn(&abyss_, kKeepaliveMaxRequests);
-    ServerSetTimeout(&abyss_, kRequestTimeoutS);
-    ServerSetMaxConn(&abyss_, kMaxConnections);
-    ServerSetMaxConnBacklog(&abyss_, kListenBacklog);
+    // Abyss's knobs from ServerConcurrency (docs/load.md). Its thread per
+    // connection waits at most `timeout` for each piece of a request; its
+    // default of 15 connections (and the 256 set here before) let as many
+    // idle or trickling clients lock everyone else out.
+    const ServerConcurrency& concurrency = concurrency_;
+    ServerSetKeepaliveMaxConn(&abyss_, keepalive_max_requests(concurrency));
+    ServerSetTimeout(&abyss_, static_cast<std::uint32_t>(concurrency.request_timeout_s));
+    ServerSetMaxConn(&abyss_, static_cast<std::uint32_t>(concurrency.max_connections));
+    ServerSetMaxConnBacklog(&abyss_, static_cast<std::uint32_t>(concurrency.backlog));
 
     xmlrpc_env env;
     xmlrpc_env_init(&env);
@@ -348,7 +350,7 @@ class AbyssServer final : public Server {
       std::size_t got = 0;
       SessionGetReadData(session, static_cast<std::size_t>(bytes), &chunk, &got);
       bytes -= got;
-      // Fails at end of input, on error and after kRequestTimeoutS.
+      // Fails at end of input, on error and after the request timeout.
       if (bytes > 0 && !SessionRefillBuffer(session)) return;
     }
   }
@@ -377,6 +379,7 @@ class AbyssServer final : public Server {
   }
 
   const ServerLimits limits_;
+  const ServerConcurrency concurrency_;
   Endpoint endpoint_;
   int fd_ = -1;
   Registry registry_;

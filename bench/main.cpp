@@ -18,6 +18,7 @@
 #include "common/codec.h"
 #include "common/phases.h"
 #include "common/placement.h"
+#include "common/server_concurrency.h"
 #include "common/service.h"
 #include "harness/build_info.h"
 #include "harness/environment.h"
@@ -220,6 +221,8 @@ std::size_t stack_offset_from_environment() {
                               std::to_string(service_limits.max_cached_payload_bytes >> 20) +
                                   " MiB, " + std::to_string(service_limits.max_cached_payloads) +
                                   " payloads (least recently used out)");
+  benchmark::AddCustomContext("wsbench_server_concurrency",
+                              wsb::describe_text(wsb::ServerConcurrency{}));
   benchmark::AddCustomContext("wsbench_process_affinity", wsb::current_affinity());
   std::string target_list;
   for (const auto& [stack, endpoint] : rtt.targets)

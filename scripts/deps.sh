@@ -8,7 +8,7 @@ WSBENCH_PACKAGES=(
   libxmlrpc-c++8-dev libxmlrpc-core-c3-dev libcurl4-openssl-dev
   libboost1.81-dev libboost-program-options1.81-dev
   rapidjson-dev libxml2-dev libprotobuf-dev protobuf-compiler libssl-dev
-  libbenchmark-dev libgtest-dev valgrind
+  libbenchmark-dev libgtest-dev valgrind wrk
 )
 
 # wsbench_ensure_packages [extra packages...]

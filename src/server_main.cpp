@@ -14,6 +14,7 @@
 #include <iostream>
 #include <map>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -27,18 +28,38 @@ namespace po = boost::program_options;
 int main(int argc, char** argv) {
   std::vector<std::string> listens;
   int cpu = -1;
+  wsb::ServerConcurrency concurrency;
   po::options_description options("wsbench-server options");
   options.add_options()("help,h", "show this help")(
       "listen", po::value(&listens)->composing(),
       "STACK=HOST:PORT to serve a stack there (repeatable); stacks not named listen on "
       "127.0.0.1 with an ephemeral port, unless --only is given")(
       "only", "serve only the stacks named by --listen")("cpu", po::value(&cpu),
-                                                         "pin every server thread to this vCPU");
+                                                         "pin every server thread to this vCPU")(
+      "io-threads", po::value(&concurrency.io_threads)->default_value(concurrency.io_threads),
+      "threads running the beast server's I/O loop")(
+      "max-connections",
+      po::value(&concurrency.max_connections)->default_value(concurrency.max_connections),
+      "connections each server serves at once; more wait in the listen queue")(
+      "backlog", po::value(&concurrency.backlog)->default_value(concurrency.backlog),
+      "listen queue length")(
+      "request-timeout",
+      po::value(&concurrency.request_timeout_s)->default_value(concurrency.request_timeout_s),
+      "seconds a client has to send a whole request, however slowly")(
+      "max-keepalive-requests",
+      po::value(&concurrency.max_keepalive_requests)
+          ->default_value(concurrency.max_keepalive_requests),
+      "requests per connection before the server closes it (0: no limit)");
   po::variables_map vm;
   std::map<std::string, wsb::Endpoint> endpoints;
   try {
     po::store(po::command_line_parser(argc, argv).options(options).run(), vm);
     po::notify(vm);
+    if (concurrency.io_threads < 1 || concurrency.max_connections < 1 || concurrency.backlog < 1 ||
+        concurrency.request_timeout_s < 1 || concurrency.max_keepalive_requests < 0)
+      throw std::invalid_argument(
+          "--io-threads, --max-connections, --backlog and --request-timeout must be at least 1, "
+          "--max-keepalive-requests at least 0");
     for (const auto& listen : listens) {
       auto [stack, endpoint] = wsb::parse_stack_endpoint(listen);
       endpoints[stack] = std::move(endpoint);
@@ -72,6 +93,7 @@ int main(int argc, char** argv) {
       wsb::ServerOptions server_options;
       if (it != endpoints.end()) server_options.listen = it->second;
       if (cpu >= 0) server_options.cpu = cpu;
+      server_options.concurrency = concurrency;
       servers.push_back(stack.start_server(service, server_options));
       std::printf("%s %s\n", stack.name.c_str(), servers.back()->endpoint().to_string().c_str());
     }
@@ -80,6 +102,7 @@ int main(int argc, char** argv) {
     for (auto& server : servers) server->stop();
     return 1;
   }
+  std::fprintf(stderr, "wsbench-server: %s\n", wsb::describe_text(concurrency).c_str());
   std::fflush(stdout);
 
   int received = 0;

@@ -137,24 +137,43 @@ TEST_P(SlowClients, TwoThousandIdleConnectionsDoNotStopTheServer) {
 }
 
 // 100 requests in one write, each primes(n) with its own n, so the replies'
-// order shows: all answered, in order, on the one connection.
+// order shows. Every one is answered, in order; a server may instead end
+// the connection clearly (a reply with "Connection: close", then the close),
+// and the client resends what was not answered on a new connection, as
+// RFC 9112 9.3.2 has it. Each connection must answer at least one.
 TEST_P(SlowClients, HundredPipelinedRequestsAreAnsweredInOrder) {
   constexpr std::uint32_t kRequests = 100;
-  std::string batch;
-  for (std::uint32_t n = 1; n <= kRequests; ++n) batch += primes_request(GetParam(), at(), n);
-  testing::RawConnection c(at());
-  c.set_receive_timeout(milliseconds(5000));
-  ASSERT_TRUE(c.send(batch));
-  for (std::uint32_t n = 1; n <= kRequests; ++n) {
-    testing::RawResponse r;
-    ASSERT_NO_THROW(r = c.read_response()) << "reply " << n << " of " << kRequests;
-    ASSERT_EQ(r.status, 200) << "reply " << n << ": " << r.head << r.body;
-    ASSERT_NE(r.body.find("FIRST " + std::to_string(n) + " numbers"), std::string::npos)
-        << "reply " << n << " out of order: " << r.body.substr(0, 200);
+  std::uint32_t next = 1;  // the first request not yet answered
+  int connections = 0;
+  while (next <= kRequests) {
+    ASSERT_LT(connections++, static_cast<int>(kRequests)) << "no progress";
+    std::string batch;
+    for (std::uint32_t n = next; n <= kRequests; ++n) batch += primes_request(GetParam(), at(), n);
+    testing::RawConnection c(at());
+    c.set_receive_timeout(milliseconds(5000));
+    ASSERT_TRUE(c.send(batch));
+    const std::uint32_t first = next;
+    bool closing = false;
+    while (next <= kRequests && !closing) {
+      testing::RawResponse r;
+      ASSERT_NO_THROW(r = c.read_response()) << "reply " << next << " of " << kRequests;
+      ASSERT_EQ(r.status, 200) << "reply " << next << ": " << r.head << r.body;
+      ASSERT_NE(r.body.find("FIRST " + std::to_string(next) + " numbers"), std::string::npos)
+          << "reply " << next << " out of order: " << r.body.substr(0, 200);
+      ++next;
+      const auto connection = r.header("Connection");
+      closing = connection && (*connection == "close" || *connection == "Close");
+    }
+    ASSERT_GT(next, first) << "a connection answered nothing";
+    if (closing) {
+      EXPECT_TRUE(c.closed_by_server()) << "\"Connection: close\" but the connection stays open";
+      continue;
+    }
+    // All answered on this connection, which still serves.
+    const testing::RawResponse last = testing::roundtrip(c, primes_request(GetParam(), at(), 7));
+    EXPECT_NE(last.body.find("FIRST 7 numbers"), std::string::npos) << last.body;
   }
-  // And the connection still serves.
-  const testing::RawResponse last = testing::roundtrip(c, primes_request(GetParam(), at(), 7));
-  EXPECT_NE(last.body.find("FIRST 7 numbers"), std::string::npos) << last.body;
+  RecordProperty("connections", connections);
 }
 
 std::vector<std::string> stack_names() {

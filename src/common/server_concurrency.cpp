@@ -13,4 +13,11 @@ std::vector<std::pair<std::string, std::string>> describe(const ServerConcurrenc
   };
 }
 
+std::string describe_text(const ServerConcurrency& c) {
+  std::string out;
+  for (const auto& [name, value] : describe(c))
+    out += (out.empty() ? "" : " ") + name + "=" + value;
+  return out;
+}
+
 }  // namespace wsb

@@ -30,5 +30,7 @@ struct ServerConcurrency {
 
 // The settings as name/value pairs, for results' context and --help.
 std::vector<std::pair<std::string, std::string>> describe(const ServerConcurrency& c);
+// The same on one line: "io_threads=1 max_connections=4096 ...".
+std::string describe_text(const ServerConcurrency& c);
 
 }  // namespace wsb

@@ -1,5 +1,6 @@
 // wsbench-soak: each stack's server, as a wsbench-server child process,
-// under C concurrent keep-alive clients doing verified echo for N seconds.
+// under C concurrent keep-alive clients doing verified echo (message-a/100) for N
+// seconds.
 // Passes if no reply is wrong, no call fails, the server lives, its RSS
 // grows less than 10% after warm-up and its open descriptors do not grow
 // (both read from /proc/<pid>). scripts/soak runs it; README "Soak".
@@ -29,6 +30,8 @@ using Clock = std::chrono::steady_clock;
 extern char** environ;
 
 namespace {
+
+constexpr const char* kPayload = "message-a/100";
 
 // The codec a stack carries natively (beast: REST with JSON).
 std::string native_codec(const wsb::StackEntry& stack) {
@@ -124,11 +127,11 @@ Figures soak(const wsb::StackEntry& stack, const std::string& server_binary, int
   std::vector<std::thread> threads;
   for (int i = 0; i < clients; ++i) {
     threads.emplace_back([&, i] {
-      // Each client its own payload, so a reply meant for another
-      // connection shows as wrong.
-      const wsb::Payload sent = wsb::generate(wsb::parse_spec("message-a"), 1000 + i);
-      wsb::Payload got;
       try {
+        // Each client its own payload, so a reply meant for another
+        // connection shows as wrong.
+        const wsb::Payload sent = wsb::generate(wsb::parse_spec(kPayload), 1000 + i);
+        wsb::Payload got;
         const auto client = stack.connect(server.endpoint(), codec);
         while (!stop) {
           client->echo(sent, got);

@@ -27,6 +27,9 @@ using std::chrono::milliseconds;
 // A fresh client's connect and ping, which must stay under this while the
 // crowd holds the server.
 constexpr milliseconds kFreshCallBound{1000};
+// The same beside 2,000 idle connections, where the requirement is only
+// that the server keeps answering: generous for a loaded CI machine.
+constexpr milliseconds kIdleCallBound{5000};
 
 // The codec the stack carries natively (beast: REST with JSON).
 std::string native_codec(const std::string& stack) {
@@ -124,7 +127,7 @@ TEST_P(SlowClients, TwoThousandIdleConnectionsDoNotStopTheServer) {
   for (int i = 0; i < kIdle; ++i) idle.push_back(std::make_unique<testing::RawConnection>(at()));
   for (int i = 0; i < 3; ++i) {
     const auto took = fresh_ping(GetParam(), at());
-    EXPECT_LT(took, kFreshCallBound)
+    EXPECT_LT(took, kIdleCallBound)
         << "call " << i << " took " << std::chrono::duration_cast<milliseconds>(took).count()
         << " ms";
   }
@@ -133,7 +136,7 @@ TEST_P(SlowClients, TwoThousandIdleConnectionsDoNotStopTheServer) {
       testing::roundtrip(*idle.back(), primes_request(GetParam(), at(), 3));
   EXPECT_EQ(r.status, 200) << r.head;
   idle.clear();
-  EXPECT_LT(fresh_ping(GetParam(), at()), kFreshCallBound);
+  EXPECT_LT(fresh_ping(GetParam(), at()), kIdleCallBound);
 }
 
 // 100 requests in one write, each primes(n) with its own n, so the replies'

@@ -19,6 +19,7 @@
 #include "common/dictionary.h"
 #include "common/phases.h"
 #include "common/placement.h"
+#include "common/server_concurrency.h"
 #include "common/service.h"
 #include "harness/build_info.h"
 #include "harness/environment.h"
@@ -278,6 +279,8 @@ std::size_t stack_offset_from_environment() {
                                   " MiB, " + std::to_string(service_limits.max_cached_payloads) +
                                   " payloads (least recently used out)");
   benchmark::AddCustomContext("wsbench_server_limits", wsb::describe_server_limits());
+  benchmark::AddCustomContext("wsbench_server_concurrency",
+                              wsb::describe_text(wsb::ServerConcurrency{}));
   benchmark::AddCustomContext("wsbench_process_affinity", wsb::current_affinity());
   std::string target_list;
   for (const auto& [stack, endpoint] : rtt.targets)

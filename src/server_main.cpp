@@ -16,6 +16,7 @@
 #include <iostream>
 #include <map>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -33,6 +34,7 @@ int main(int argc, char** argv) {
   std::string dictionary_size = "x1";
   wsb::DictionaryOptions dictionary;
   std::string floor = "127.0.0.1:0";
+  wsb::ServerConcurrency concurrency;
   po::options_description options("wsbench-server options");
   options.add_options()("help,h", "show this help")(
       "listen", po::value(&listens)->composing(),
@@ -49,7 +51,21 @@ int main(int argc, char** argv) {
       "$XDG_CACHE_HOME/wsbench or ~/.cache/wsbench)")(
       "dictionary-words", po::value(&dictionary.word_list),
       "word list the dictionary is built from, one word a line (default: "
-      "/usr/share/dict/american-english)");
+      "/usr/share/dict/american-english)")(
+      "io-threads", po::value(&concurrency.io_threads)->default_value(concurrency.io_threads),
+      "threads running the beast server's I/O loop")(
+      "max-connections",
+      po::value(&concurrency.max_connections)->default_value(concurrency.max_connections),
+      "connections each server serves at once; more wait in the listen queue")(
+      "backlog", po::value(&concurrency.backlog)->default_value(concurrency.backlog),
+      "listen queue length")(
+      "request-timeout",
+      po::value(&concurrency.request_timeout_s)->default_value(concurrency.request_timeout_s),
+      "seconds a client has to send a whole request, however slowly")(
+      "max-keepalive-requests",
+      po::value(&concurrency.max_keepalive_requests)
+          ->default_value(concurrency.max_keepalive_requests),
+      "requests per connection before the server closes it (0: no limit)");
   po::variables_map vm;
   std::map<std::string, wsb::Endpoint> endpoints;
   wsb::Endpoint floor_endpoint;
@@ -58,6 +74,11 @@ int main(int argc, char** argv) {
     po::notify(vm);
     dictionary.size_multiple = wsb::parse_size_multiple(dictionary_size);
     floor_endpoint = wsb::parse_endpoint(floor);
+    if (concurrency.io_threads < 1 || concurrency.max_connections < 1 || concurrency.backlog < 1 ||
+        concurrency.request_timeout_s < 1 || concurrency.max_keepalive_requests < 0)
+      throw std::invalid_argument(
+          "--io-threads, --max-connections, --backlog and --request-timeout must be at least 1, "
+          "--max-keepalive-requests at least 0");
     for (const auto& listen : listens) {
       auto [stack, endpoint] = wsb::parse_stack_endpoint(listen);
       endpoints[stack] = std::move(endpoint);
@@ -99,6 +120,7 @@ int main(int argc, char** argv) {
       wsb::ServerOptions server_options;
       if (it != endpoints.end()) server_options.listen = it->second;
       if (cpu >= 0) server_options.cpu = cpu;
+      server_options.concurrency = concurrency;
       servers.push_back(stack.start_server(service, server_options));
       std::printf("%s %s\n", stack.name.c_str(), servers.back()->endpoint().to_string().c_str());
     }
@@ -109,6 +131,7 @@ int main(int argc, char** argv) {
     for (auto& server : servers) server->stop();
     return 1;
   }
+  std::fprintf(stderr, "wsbench-server: %s\n", wsb::describe_text(concurrency).c_str());
   std::fflush(stdout);
 
   int received = 0;

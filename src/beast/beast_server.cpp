@@ -1,30 +1,36 @@
-// The beast stack's connection handling: listen, accept, one thread per
-// connection with blocking reads and writes, limits (413, 431, idle
-// timeout), keep-alive and closing. What a request does is RestHandler's
-// business (src/rest/rest_handler.h); docs/stacks/beast.md has the design.
-#include <arpa/inet.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
-
-#include <atomic>
-#include <boost/asio/connect.hpp>
+// The beast stack's connection handling, shaped like Beast's own
+// http_server_async example: an io_context run by
+// ServerConcurrency::io_threads threads, one asynchronous session per
+// connection on a beast::tcp_stream with a deadline on every read and
+// write, limits (413, 431, timeouts, connections), keep-alive, a graceful
+// stop. What a request does is RestHandler's business
+// (src/rest/rest_handler.h); docs/stacks/beast.md has the design.
+#include <array>
+#include <boost/asio/dispatch.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/strand.hpp>
+#include <boost/beast/core/bind_handler.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
 #include <boost/beast/core/string.hpp>
+#include <boost/beast/core/tcp_stream.hpp>
 #include <boost/beast/http/empty_body.hpp>
 #include <boost/beast/http/error.hpp>
 #include <boost/beast/http/read.hpp>
 #include <boost/beast/http/string_body.hpp>
 #include <boost/beast/http/write.hpp>
-#include <charconv>
-#include <list>
+#include <functional>
+#include <future>
 #include <mutex>
-#include <system_error>
+#include <optional>
 #include <thread>
+#include <unordered_map>
+#include <vector>
 
 #include "beast/beast_stack.h"
-#include "beast/timed_socket.h"
+#include "beast/timed_socket.h"  // kReadBufferBytes
 #include "common/clock.h"
 #include "common/codec.h"
 #include "common/phases.h"
@@ -51,8 +57,6 @@ using rest::RestHandler;
 using rest::RestRequest;
 using rest::RestResponse;
 
-// Pending connections the kernel queues before accept().
-constexpr int kListenBacklog = 128;
 // After a reply that closes the connection (an error the connection cannot
 // recover from, or Connection: close), what the client still sends is read
 // and discarded for up to kLingerTotal, kLingerIdle at a time: closing a
@@ -61,6 +65,11 @@ constexpr int kListenBacklog = 128;
 // over-limit body would see "connection reset" instead of the 413).
 constexpr std::chrono::milliseconds kLingerIdle{500};
 constexpr std::chrono::milliseconds kLingerTotal{5000};
+// How often the server looks for sessions past their deadline: timeouts
+// fire up to this late.
+constexpr std::chrono::milliseconds kSweepPeriod{250};
+// Connections accepted in one turn of the acceptor at most.
+constexpr int kAcceptBurst = 64;
 // What a refusal of the connection code says, and its status.
 struct Refusal {
   http::status status;
@@ -90,54 +99,170 @@ Method method_of(http::verb verb) {
 
 // ---- one connection ----
 
-class Session {
+class Session;
+
+// The sessions alive, for the connection limit and for stop(). Sessions
+// end on the I/O threads; stop() and the acceptor see them through this.
+class SessionRegistry {
  public:
-  Session(Service& service, const ServerLimits& limits, int fd)
-      : limits_(limits),
-        fd_(fd),
-        stream_(fd),
-        probe_(ConnectionProbe::for_socket(fd)),
+  explicit SessionRegistry(int max_connections) : max_(max_connections) {}
+
+  // Registers a new session unless the server is stopping.
+  bool add(Session* s, std::weak_ptr<Session> weak) {
+    const std::lock_guard lock(mutex_);
+    if (stopping_) return false;
+    sessions_.emplace(s, std::move(weak));
+    return true;
+  }
+  // Deregisters; true if the acceptor waits for a free slot and should
+  // resume.
+  bool remove(Session* s) {
+    const std::lock_guard lock(mutex_);
+    sessions_.erase(s);
+    if (!accept_paused_ || stopping_ || full()) return false;
+    accept_paused_ = false;
+    return true;
+  }
+  // True if the acceptor may accept now; otherwise it pauses until a
+  // session ends (remove() says when).
+  bool may_accept() {
+    const std::lock_guard lock(mutex_);
+    if (stopping_) return false;
+    accept_paused_ = full();
+    return !accept_paused_;
+  }
+  // Marks the server stopping and returns the sessions still alive.
+  std::vector<std::shared_ptr<Session>> stop() {
+    const std::lock_guard lock(mutex_);
+    stopping_ = true;
+    return alive_locked();
+  }
+  std::vector<std::shared_ptr<Session>> alive() {
+    const std::lock_guard lock(mutex_);
+    return alive_locked();
+  }
+
+ private:
+  std::vector<std::shared_ptr<Session>> alive_locked() {
+    std::vector<std::shared_ptr<Session>> alive;
+    for (auto& [raw, weak] : sessions_)
+      if (auto s = weak.lock()) alive.push_back(std::move(s));
+    return alive;
+  }
+
+  bool full() const { return sessions_.size() >= static_cast<std::size_t>(max_); }
+
+  const int max_;
+  std::mutex mutex_;
+  std::unordered_map<Session*, std::weak_ptr<Session>> sessions_;
+  bool accept_paused_ = false;
+  bool stopping_ = false;
+};
+
+// Sets up the parser of one request: the one place its limits are set.
+void configure_parser(http::request_parser<http::string_body>& parser, const ServerLimits& limits) {
+  parser.header_limit(static_cast<std::uint32_t>(limits.max_header_bytes));
+  parser.body_limit(limits.max_body_bytes);
+}
+
+// One connection: read a request, hand it to RestHandler, write the reply,
+// again while the connection is kept alive. Every step is an asynchronous
+// operation holding the session alive (shared_from_this), as in Beast's
+// examples; each read and write has a deadline.
+class Session : public std::enable_shared_from_this<Session> {
+ public:
+  Session(tcp::socket&& socket, Service& service, const ServerOptions& options,
+          SessionRegistry& registry, std::function<void()> resume_accept)
+      : options_(options),
+        registry_(registry),
+        resume_accept_(std::move(resume_accept)),
+        stream_(std::move(socket)),
+        probe_(ConnectionProbe::for_socket(stream_.socket().native_handle())),
         handler_(service) {
     buffer_.reserve(kReadBufferBytes);
   }
 
-  // Serves requests until the client closes, an error ends the connection,
-  // or the server shuts the socket down.
-  void run() {
-    // Without the timeout a silent client would hold this thread forever:
-    // refuse the connection instead.
-    if (!TimedSocket::set_idle_timeout(fd_, std::chrono::seconds(limits_.keepalive_timeout_s)))
-      throw std::system_error(errno, std::generic_category(), "beast: SO_RCVTIMEO");
-    while (serve_one()) {
-    }
+  ~Session() {
+    if (registry_.remove(this)) resume_accept_();
+  }
+
+  void start() {
+    // On the session's executor (its strand with several I/O threads).
+    net::dispatch(stream_.get_executor(),
+                  beast::bind_front_handler(&Session::read_request, shared_from_this()));
+  }
+
+  // Closes the session if its current read or write has outlived its
+  // deadline (the server's sweep calls this).
+  void close_if_overdue(std::int64_t now) {
+    const std::int64_t deadline = deadline_ns_.load(std::memory_order_relaxed);
+    if (deadline != 0 && now > deadline) close();
+  }
+
+  // stop(): ends whatever the session waits for; its handlers then see
+  // operation_aborted and let it go.
+  void close() {
+    net::post(stream_.get_executor(), [self = shared_from_this()] {
+      self->closing_ = true;
+      self->stream_.close();
+    });
   }
 
  private:
-  // One request and its reply; false when the connection is to be closed.
-  bool serve_one() {
+  // How long one read or write may take: one deadline per operation, so
+  // the idle wait and a trickled request share it.
+  std::chrono::nanoseconds timeout() const {
+    return std::chrono::seconds(
+        std::min(options_.limits.keepalive_timeout_s, options_.concurrency.request_timeout_s));
+  }
+  // Not tcp_stream::expires_after: its timer, armed and cancelled around
+  // every operation, made a ping round trip cost 1.7x the instructions
+  // (docs/stacks/beast.md). A clock read here and the server's sweep do
+  // the same job.
+  void expires_after(std::chrono::nanoseconds t) {
+    deadline_ns_.store(now_ns() + t.count(), std::memory_order_relaxed);
+  }
+
+  void read_request() {
+    if (closing_) return;
     request_body_.clear();  // Beast's string_body appends
-    http::request_parser<http::string_body> parser(std::piecewise_construct,
-                                                   std::make_tuple(std::move(request_body_)));
-    parser.header_limit(static_cast<std::uint32_t>(limits_.max_header_bytes));
-    parser.body_limit(limits_.max_body_bytes);
-    beast::error_code ec;
-    http::read_header(stream_, buffer_, parser, ec);
-    const auto fields = std::distance(parser.get().begin(), parser.get().end());
-    if (!ec && static_cast<std::size_t>(fields) > limits_.max_header_fields)
+    parser_.emplace(std::piecewise_construct, std::make_tuple(std::move(request_body_)));
+    configure_parser(*parser_, options_.limits);
+    expires_after(timeout());
+    http::async_read_header(stream_, buffer_, *parser_,
+                            beast::bind_front_handler(&Session::on_header, shared_from_this()));
+  }
+
+  void on_header(beast::error_code ec, std::size_t) {
+    const auto fields = std::distance(parser_->get().begin(), parser_->get().end());
+    if (!ec && static_cast<std::size_t>(fields) > options_.limits.max_header_fields)
       ec = http::error::header_limit;
-    if (!ec && !parser.is_done()) {
-      // curl sends Expect: 100-continue before a large body and waits a
-      // second for this before sending anyway.
-      if (parser.get().version() >= 11 &&
-          beast::iequals(parser.get()[http::field::expect], "100-continue")) {
-        http::response<http::empty_body> go_on{http::status::continue_, 11};
-        http::write(stream_, go_on, ec);
-        if (ec) return false;
-      }
-      http::read(stream_, buffer_, parser, ec);
+    if (ec || parser_->is_done()) return on_request(ec);
+    // curl sends Expect: 100-continue before a large body and waits a
+    // second for this before sending anyway.
+    if (parser_->get().version() >= 11 &&
+        beast::iequals(parser_->get()[http::field::expect], "100-continue")) {
+      continue_.emplace(http::status::continue_, 11);
+      http::async_write(stream_, *continue_,
+                        [self = shared_from_this()](beast::error_code write_ec, std::size_t) {
+                          self->continue_.reset();
+                          if (write_ec) return;
+                          self->read_body();
+                        });
+      return;
     }
+    read_body();
+  }
+
+  void read_body() {
+    http::async_read(
+        stream_, buffer_, *parser_,
+        [self = shared_from_this()](beast::error_code ec, std::size_t) { self->on_request(ec); });
+  }
+
+  void on_request(beast::error_code ec) {
     if (ec) return refuse_unreadable(ec);
-    Request& req = parser.get();
+    Request& req = parser_->get();
     const bool server_timing = req.find(rest::kTimingRequestHeader) != req.end();
     // No clock read unless the probe or the client wants the points.
     const std::int64_t received = probe_.active() || server_timing ? now_ns() : 0;
@@ -160,39 +285,52 @@ class Session {
         },
         reply_);
 
-    Response res(std::piecewise_construct, std::make_tuple(std::move(response_body_)));
+    Response& res =
+        response_.emplace(std::piecewise_construct, std::make_tuple(std::move(response_body_)));
     res.version(req.version());
     res.result(reply_.status);
     if (!reply_.content_type.empty()) res.set(http::field::content_type, reply_.content_type);
     if (!reply_.location.empty()) res.set(http::field::location, reply_.location);
     if (!reply_.allow.empty()) res.set(http::field::allow, reply_.allow);
     if (!reply_.server_timing.empty()) res.set("Server-Timing", reply_.server_timing);
-    res.keep_alive(req.keep_alive());
+    ++served_;
+    const int max_requests = options_.concurrency.max_keepalive_requests;
+    res.keep_alive(req.keep_alive() && (max_requests == 0 || served_ < max_requests));
     // A 204 carries no Content-Length at all (RFC 9110 8.6).
     if (res.result() != http::status::no_content) res.prepare_payload();
-    probe_.reply_handed();
-    http::write(stream_, res, ec);
     request_body_ = std::move(req.body());
-    response_body_ = std::move(res.body());
-    if (ec) return false;
-    if (!res.keep_alive()) {
-      linger_close();
-      return false;
-    }
-    return true;
+    probe_.reply_handed();
+    write_response();
+  }
+
+  void write_response() {
+    expires_after(timeout());
+    http::async_write(stream_, *response_,
+                      beast::bind_front_handler(&Session::on_write, shared_from_this()));
+  }
+
+  void on_write(beast::error_code ec, std::size_t) {
+    const bool keep_alive = response_->keep_alive();
+    response_body_ = std::move(response_->body());
+    response_.reset();
+    if (ec) return;
+    if (!keep_alive) return linger_close();
+    read_request();
   }
 
   // A request that could not be read whole: answered where HTTP has an
   // answer, then the connection is closed (its framing is lost).
-  bool refuse_unreadable(const beast::error_code& ec) {
+  void refuse_unreadable(const beast::error_code& ec) {
     Refusal e{http::status::bad_request, {}};
     if (ec == http::error::body_limit) {
       e = {http::status::payload_too_large, "request body exceeds the limit of " +
-                                                std::to_string(limits_.max_body_bytes) + " bytes"};
+                                                std::to_string(options_.limits.max_body_bytes) +
+                                                " bytes"};
     } else if (ec == http::error::header_limit) {
       e = {http::status::request_header_fields_too_large,
-           "request header exceeds the limit of " + std::to_string(limits_.max_header_bytes) +
-               " bytes or " + std::to_string(limits_.max_header_fields) + " fields"};
+           "request header exceeds the limit of " +
+               std::to_string(options_.limits.max_header_bytes) + " bytes or " +
+               std::to_string(options_.limits.max_header_fields) + " fields"};
     } else if (ec == http::error::partial_message) {
       // The client closed (or half-closed) before the whole message arrived,
       // e.g. fewer body bytes than its Content-Length. If it still reads, it
@@ -201,44 +339,56 @@ class Session {
     } else if (is_http_error(ec) && ec != http::error::end_of_stream) {
       e.message = "malformed request: " + ec.message();
     } else {
-      // The client closed between requests, the idle timeout expired, or
-      // the socket failed (or stop() shut it down): nothing to answer.
-      return false;
+      // The client closed between requests, the deadline passed, or the
+      // socket failed (or stop() closed it): nothing to answer.
+      return;
     }
-    Response res{e.status, 11};
+    Response& res = response_.emplace(e.status, 11);
     res.set(http::field::content_type, media_type(Format::text));
     res.body() = std::move(e.message);
     res.keep_alive(false);
     res.prepare_payload();
-    beast::error_code write_ec;
-    http::write(stream_, res, write_ec);
-    linger_close();
-    return false;
+    write_response();
   }
 
   // Half-closes, then discards input until the client closes or the
   // linger time is up (see kLingerTotal).
   void linger_close() {
-    ::shutdown(fd_, SHUT_WR);
-    TimedSocket::set_idle_timeout(fd_, kLingerIdle);
-    const auto deadline = std::chrono::steady_clock::now() + kLingerTotal;
-    char sink[16 * 1024];
-    beast::error_code ec;
-    while (!ec && std::chrono::steady_clock::now() < deadline)
-      stream_.read_some(net::buffer(sink), ec);
+    beast::error_code ignored;
+    stream_.socket().shutdown(tcp::socket::shutdown_send, ignored);
+    linger_until_ = std::chrono::steady_clock::now() + kLingerTotal;
+    linger_read();
   }
 
-  const ServerLimits& limits_;
-  int fd_;
-  TimedSocket stream_;
+  void linger_read() {
+    if (closing_ || std::chrono::steady_clock::now() >= linger_until_) return;
+    expires_after(kLingerIdle);
+    stream_.async_read_some(net::buffer(sink_),
+                            [self = shared_from_this()](beast::error_code ec, std::size_t) {
+                              if (!ec) self->linger_read();
+                            });
+  }
+
+  const ServerOptions& options_;
+  SessionRegistry& registry_;
+  std::function<void()> resume_accept_;
+  beast::tcp_stream stream_;
   ConnectionProbe probe_;
   beast::flat_buffer buffer_;  // bytes read past the current request stay here
+  std::optional<http::request_parser<http::string_body>> parser_;
+  std::optional<http::response<http::empty_body>> continue_;
+  std::optional<Response> response_;
   // Bodies keep their capacity across requests: a 90 MB body is not
   // allocated and page-faulted in again on every call.
   std::string request_body_;
   std::string response_body_;
   RestHandler handler_;
-  RestResponse reply_{response_body_};  // its strings keep their capacity too
+  RestResponse reply_{response_body_};        // its strings keep their capacity too
+  std::atomic<std::int64_t> deadline_ns_{0};  // now_ns() past which the sweep closes it
+  int served_ = 0;                            // requests answered on this connection
+  bool closing_ = false;                      // stop() closed the stream
+  std::chrono::steady_clock::time_point linger_until_;
+  std::array<char, 16 * 1024> sink_{};  // what a lingering client still sends
 };
 
 // ---- the server ----
@@ -246,7 +396,11 @@ class Session {
 class BeastServer final : public Server {
  public:
   BeastServer(Service& service, const ServerOptions& options)
-      : service_(service), options_(options), acceptor_(io_) {
+      : service_(service),
+        options_(options),
+        io_(std::max(1, options.concurrency.io_threads)),
+        acceptor_(net::make_strand(io_)),
+        registry_(std::max(1, options.concurrency.max_connections)) {
     const std::string where = options.listen.to_string();
     try {
       tcp::resolver resolver(io_);
@@ -259,117 +413,136 @@ class BeastServer final : public Server {
       // TIME_WAIT; Linux still refuses a port another socket listens on.
       acceptor_.set_option(net::socket_base::reuse_address(true));
       acceptor_.bind(ep);
-      acceptor_.listen(kListenBacklog);
+      acceptor_.listen(options.concurrency.backlog);
+      acceptor_.non_blocking(true);
       endpoint_ = Endpoint{options.listen.host, acceptor_.local_endpoint().port()};
     } catch (const boost::system::system_error& e) {
       throw std::runtime_error("beast: cannot listen on " + where + ": " + e.code().message());
     }
-    acceptor_thread_ = std::thread([this] { accept_loop(); });
+    accept();
+    sweep();
+    start_threads();
   }
 
   ~BeastServer() override { stop(); }
 
   Endpoint endpoint() const override { return endpoint_; }
 
+  // Graceful: no new connections, every session's socket closed (a
+  // request being handled finishes first: the close waits its turn on the
+  // session's executor), then the threads return once nothing is left.
   void stop() override {
     const std::lock_guard stop_lock(stop_mutex_);
     if (stopped_) return;
     stopped_ = true;
-    stopping_ = true;
-    // On Linux, shutdown() wakes a thread blocked in accept() on this socket
-    // (close() would not).
-    ::shutdown(acceptor_.native_handle(), SHUT_RDWR);
-    if (acceptor_thread_.joinable()) acceptor_thread_.join();
-    std::list<Connection> connections;
-    {
-      const std::lock_guard lock(mutex_);
-      // Wakes each connection thread out of recv()/send(); it then closes
-      // its own socket.
-      for (const auto& c : connections_)
-        if (c.fd >= 0) ::shutdown(c.fd, SHUT_RDWR);
-      connections.swap(connections_);
-    }
-    for (auto& c : connections) c.thread.join();
-    boost::system::error_code ignored;
-    acceptor_.close(ignored);
+    for (auto& session : registry_.stop()) session->close();
+    net::post(acceptor_.get_executor(), [this] {
+      boost::system::error_code ignored;
+      acceptor_.close(ignored);
+      sweep_timer_.cancel();
+    });
+    for (auto& t : threads_) t.join();
+    threads_.clear();
   }
 
  private:
-  struct Connection {
-    std::thread thread;
-    int fd = -1;        // -1 once the thread is closing it; guarded by mutex_
-    bool done = false;  // the thread has finished; guarded by mutex_
-  };
-
-  void accept_loop() {
-    pin_current_thread(options_.cpu);
-    for (;;) {
-      tcp::socket socket(io_);
-      boost::system::error_code ec;
-      acceptor_.accept(socket, ec);
-      if (stopping_) return;
-      if (ec) {
-        // Out of descriptors or memory, or a connection aborted before
-        // accept: keep serving the others. The pause stops a spin while
-        // descriptors are exhausted.
-        std::this_thread::sleep_for(std::chrono::milliseconds(10));
-        continue;
-      }
-      socket.set_option(tcp::no_delay(true), ec);
-      const std::lock_guard lock(mutex_);
-      reap();
-      auto& c = connections_.emplace_back();
-      c.fd = socket.native_handle();
-      c.thread =
-          std::thread([this, &c, s = std::move(socket)]() mutable { serve(std::move(s), c); });
+  void start_threads() {
+    const int count = std::max(1, options_.concurrency.io_threads);
+    std::vector<std::future<void>> started;
+    for (int i = 0; i < count; ++i) {
+      std::promise<void> pinned;
+      started.push_back(pinned.get_future());
+      threads_.emplace_back([this, pinned = std::move(pinned)]() mutable {
+        try {
+          pin_current_thread(options_.cpu);
+        } catch (...) {
+          pinned.set_exception(std::current_exception());
+          return;
+        }
+        pinned.set_value();
+        io_.run();
+      });
     }
-  }
-
-  void serve(tcp::socket socket, Connection& c) {
     try {
-      pin_current_thread(options_.cpu);
-      Session(service_, options_.limits, socket.native_handle()).run();
-    } catch (const std::exception&) {
-      // Out of memory or a failed pin: this connection ends, the server
-      // goes on.
+      for (auto& f : started) f.get();
+    } catch (...) {
+      stop();
+      throw;
     }
-    {
-      // Deregister before the descriptor is closed, so stop() never shuts
-      // down a number the kernel has already reused.
-      const std::lock_guard lock(mutex_);
-      c.fd = -1;
-    }
-    boost::system::error_code ignored;
-    socket.close(ignored);
-    const std::lock_guard lock(mutex_);
-    c.done = true;
   }
 
-  // Joins connection threads that have finished, so a long run with many
-  // short connections does not accumulate them. Called with mutex_ held;
-  // a finished thread only has to return, which it can without the lock.
-  void reap() {
-    for (auto it = connections_.begin(); it != connections_.end();) {
-      if (it->done) {
-        it->thread.join();
-        it = connections_.erase(it);
-      } else {
-        ++it;
-      }
+  // The executor a new connection's session runs on. One I/O thread runs
+  // one handler at a time: a strand per connection would only cost. With
+  // several, each connection gets one, as in Beast's examples.
+  net::any_io_executor session_executor() {
+    if (options_.concurrency.io_threads <= 1) return io_.get_executor();
+    return net::make_strand(io_);
+  }
+
+  void accept() {
+    if (!registry_.may_accept()) return;  // resumed when a session ends
+    acceptor_.async_accept(session_executor(),
+                           beast::bind_front_handler(&BeastServer::on_accept, this));
+  }
+
+  void on_accept(beast::error_code ec, tcp::socket socket) {
+    if (ec == net::error::operation_aborted || !acceptor_.is_open()) return;
+    if (ec) {
+      // Out of descriptors or memory, or a connection aborted before
+      // accept: keep serving the others, after a pause that stops a spin
+      // while descriptors are exhausted.
+      retry_.emplace(acceptor_.get_executor(), std::chrono::milliseconds(10));
+      retry_->async_wait([this](beast::error_code) { accept(); });
+      return;
     }
+    start_session(std::move(socket));
+    // The rest of the listen queue in the same turn, as nginx's
+    // multi_accept does: 1000 clients connecting at once would otherwise
+    // wait for one event-loop round each, behind every busy session.
+    for (int i = 0; i < kAcceptBurst && registry_.may_accept(); ++i) {
+      tcp::socket next(session_executor());
+      acceptor_.accept(next, ec);  // the acceptor is non-blocking
+      if (ec) break;
+      start_session(std::move(next));
+    }
+    accept();
+  }
+
+  void start_session(tcp::socket socket) {
+    beast::error_code ignored;
+    socket.set_option(tcp::no_delay(true), ignored);
+    auto session = std::make_shared<Session>(std::move(socket), service_, options_, registry_,
+                                             [this] { resume_accept(); });
+    if (registry_.add(session.get(), session)) session->start();
+  }
+
+  // Every kSweepPeriod, closes the sessions whose read or write has
+  // outlived its deadline.
+  void sweep() {
+    sweep_timer_.expires_after(kSweepPeriod);
+    sweep_timer_.async_wait([this](beast::error_code ec) {
+      if (ec || !acceptor_.is_open()) return;
+      const std::int64_t now = now_ns();
+      for (auto& session : registry_.alive()) session->close_if_overdue(now);
+      sweep();
+    });
+  }
+
+  void resume_accept() {
+    net::post(acceptor_.get_executor(), [this] { accept(); });
   }
 
   Service& service_;
   const ServerOptions options_;
-  net::io_context io_;  // owns the sockets' service; never run (all I/O is blocking)
+  net::io_context io_;
   tcp::acceptor acceptor_;
+  SessionRegistry registry_;
   Endpoint endpoint_;
-  std::atomic<bool> stopping_{false};
+  std::optional<net::steady_timer> retry_;
+  net::steady_timer sweep_timer_{acceptor_.get_executor()};
   std::mutex stop_mutex_;
   bool stopped_ = false;
-  std::mutex mutex_;
-  std::list<Connection> connections_;  // a list: each thread holds a reference to its element
-  std::thread acceptor_thread_;
+  std::vector<std::thread> threads_;
 };
 
 }  // namespace

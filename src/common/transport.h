@@ -16,6 +16,7 @@
 
 #include "common/payload.h"
 #include "common/phases.h"
+#include "common/server_concurrency.h"
 
 namespace wsb {
 
@@ -57,6 +58,7 @@ struct ServerOptions {
   Endpoint listen;         // port 0: ephemeral
   std::optional<int> cpu;  // pin every server thread to this vCPU
   ServerLimits limits;
+  ServerConcurrency concurrency;
 };
 
 class Server {

@@ -38,8 +38,6 @@
 namespace wsb::soap {
 namespace {
 
-// Pending connections the kernel queues for accept.
-constexpr int kBacklog = 64;
 // How often the accept loop checks for stop() (soap::accept_timeout;
 // negative values are microseconds).
 constexpr int kAcceptPollMicros = 100'000;
@@ -86,6 +84,10 @@ struct Connection : Exchange {
   bool timing_asked = false;             // the request carries kServerTimingRequestHeader
   ServerTimingRecorder timing;           // its phases, when asked
   std::string timing_header;             // "Server-Timing: ..." for the reply's header
+  // Where in gSOAP's buffer the next pipelined request starts, when the
+  // header's read brought in more than this request's declared body; 0 if
+  // it did not.
+  std::size_t next_request_at = 0;
 
   // The current request's Content-Length, if declared, and whether one is
   // not a number or two disagree.
@@ -227,6 +229,7 @@ void serve_requests(Connection& c, Operations& operations) {
     c.refusal_status = 0;
     c.responding = false;
     c.request_bytes = 0;
+    c.next_request_at = 0;
     c.over_limit = false;
     c.peer_eof = false;
     c.timing_asked = false;
@@ -382,10 +385,16 @@ class GsoapServer final : public Server {
     // strings pass through unchanged; strict parsing as in the codecs.
     soap_set_imode(master_, SOAP_IO_KEEPALIVE | SOAP_C_UTFSTRING | SOAP_XML_STRICT);
     soap_set_omode(master_, SOAP_IO_KEEPALIVE | SOAP_C_UTFSTRING);
-    master_->max_keep_alive = 0;
+    // The concurrency settings as gSOAP's guide sets them for a
+    // multi-threaded server under load: a bounded wait per recv and send,
+    // a bound on a whole message's transfer (a client trickling a byte at
+    // a time holds a thread no longer), an accept timeout so the loop sees
+    // stop(), and threads bounded by accept_loop().
+    master_->max_keep_alive = options.concurrency.max_keepalive_requests;
     master_->accept_timeout = -kAcceptPollMicros;
     master_->recv_timeout = options.limits.keepalive_timeout_s;
     master_->send_timeout = options.limits.keepalive_timeout_s;
+    master_->transfer_timeout = options.concurrency.request_timeout_s;
     // A peer that closes first must not SIGPIPE the process.
     master_->socket_flags = MSG_NOSIGNAL;
     master_->bind_flags = SO_REUSEADDR;
@@ -402,7 +411,8 @@ class GsoapServer final : public Server {
     master_->user = nullptr;
 
     const std::string& host = options.listen.host;
-    if (!soap_valid_socket(soap_bind(master_, host.c_str(), options.listen.port, kBacklog))) {
+    if (!soap_valid_socket(
+            soap_bind(master_, host.c_str(), options.listen.port, options.concurrency.backlog))) {
       const std::string error = describe(master_);
       free_context(master_);
       throw std::runtime_error(std::string(kServerName) + ": cannot listen on " +
@@ -474,6 +484,12 @@ class GsoapServer final : public Server {
     }
     started.set_value();
     while (!stopping_) {
+      if (live_ >= options_.concurrency.max_connections) {
+        // Every thread is busy: new connections wait in the listen queue
+        // until one ends.
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+        continue;
+      }
       if (!soap_valid_socket(soap_accept(master_))) {
         // errnum 0: the poll timed out. Otherwise a failed accept (e.g. out
         // of descriptors): back off instead of spinning.
@@ -517,6 +533,7 @@ class GsoapServer final : public Server {
     }
     Connection& ref = *c;
     connections_.push_back(std::move(c));
+    ++live_;
     ref.thread = std::thread([this, &ref] { serve_connection(ref); });
   }
 
@@ -530,6 +547,7 @@ class GsoapServer final : public Server {
     }
     soap_force_closesock(c.ctx);
     free_context(c.ctx);
+    --live_;
     c.finished = true;
   }
 
@@ -583,6 +601,10 @@ class GsoapServer final : public Server {
     c.length_declared = !c.chunked;
     const ULONG64 buffered = ctx->buflen - ctx->bufidx;
     c.body_left = ctx->length > buffered ? ctx->length - buffered : 0;
+    // gSOAP's parser stops at the envelope's end, not at the body's: what
+    // follows the body (a newline after the envelope) is not the next
+    // request.
+    if (c.length_declared && buffered > ctx->length) c.next_request_at = ctx->bufidx + ctx->length;
     if (ctx->length > connection_of(ctx).max_body) return refuse_too_large(ctx);
     const std::size_t body_buffered =
         c.chunked ? buffered : std::min<ULONG64>(buffered, ctx->length);
@@ -668,6 +690,7 @@ class GsoapServer final : public Server {
   Context* master_;
   Endpoint endpoint_;
   std::thread accept_thread_;
+  std::atomic<int> live_{0};  // connection threads not yet finished
   std::atomic<bool> stopping_{false};
   std::mutex stop_mutex_;
   std::mutex mutex_;  // connections_ and every Connection::socket
@@ -683,9 +706,11 @@ void Exchange::operation_entered(Context* ctx) {
   c.entered = true;
   // Bytes gSOAP read past this request (a pipelined next request) sit in
   // the buffer the reply is about to be written through: keep them for
-  // timed_recv to hand back.
-  if (ctx->ahead == 0 && ctx->bufidx < ctx->buflen)
-    c.pending.assign(ctx->buf + ctx->bufidx, ctx->buflen - ctx->bufidx);
+  // timed_recv to hand back, before what it has not handed out yet.
+  if (c.next_request_at != 0)
+    c.pending.insert(0, ctx->buf + c.next_request_at, ctx->buflen - c.next_request_at);
+  else if (ctx->ahead == 0 && ctx->bufidx < ctx->buflen && !c.length_declared)
+    c.pending.insert(0, ctx->buf + ctx->bufidx, ctx->buflen - ctx->bufidx);
   c.probe->request_read(c.last_recv_ns);
   if (c.timing_asked) c.timing.begin(c.last_recv_ns != 0 ? c.last_recv_ns : now_ns());
 }

@@ -50,15 +50,12 @@
 namespace wsb::xmlrpc {
 namespace {
 
-// Requests on one connection before Abyss closes it: in effect unlimited.
-constexpr std::uint32_t kKeepaliveMaxRequests = std::numeric_limits<std::uint32_t>::max();
-// Seconds Abyss waits for the next piece of a request that has begun
-// (Abyss's default, made visible).
-constexpr std::uint32_t kRequestTimeoutS = 15;
-// Connections served at once; Abyss's default of 15 makes the 16th client
-// wait, polling every 2 s, until one closes.
-constexpr unsigned kMaxConnections = 256;
-constexpr unsigned kListenBacklog = 128;
+// Requests on one connection before Abyss closes it: 0 in
+// ServerConcurrency::max_keepalive_requests means in effect unlimited.
+std::uint32_t keepalive_max_requests(const ServerConcurrency& c) {
+  return c.max_keepalive_requests == 0 ? std::numeric_limits<std::uint32_t>::max()
+                                       : static_cast<std::uint32_t>(c.max_keepalive_requests);
+}
 // Stack for the code of ours a connection thread runs besides the methods
 // (the guard, iterative), on top of what the registry declares for its
 // parser and methods. Abyss sizes its connection threads from these figures.
@@ -127,7 +124,7 @@ xmlrpc_mem_block* fault_document(xmlrpc_env* env, int code, const char* what) {
 class AbyssServer final : public Server {
  public:
   AbyssServer(Service& service, const ServerOptions& options)
-      : limits_(options.limits), endpoint_(options.listen) {
+      : limits_(options.limits), concurrency_(options.concurrency), endpoint_(options.listen) {
     if (limits_.max_body_bytes > kXmlSizeLimit)
       throw std::invalid_argument(
           "xmlrpc-c server: max_body_bytes " + std::to_string(limits_.max_body_bytes) +
@@ -217,10 +214,15 @@ class AbyssServer final : public Server {
     check(error, "cannot create the Abyss server");
     abyss_created_ = true;
     ServerSetKeepaliveTimeout(&abyss_, static_cast<std::uint32_t>(limits_.keepalive_timeout_s));
-    ServerSetKeepaliveMaxConn(&abyss_, kKeepaliveMaxRequests);
-    ServerSetTimeout(&abyss_, kRequestTimeoutS);
-    ServerSetMaxConn(&abyss_, kMaxConnections);
-    ServerSetMaxConnBacklog(&abyss_, kListenBacklog);
+    // Abyss's knobs from ServerConcurrency (docs/concurrency.md). Its thread per
+    // connection waits at most `timeout` for each piece of a request; its
+    // default of 15 connections (and the 256 set here before) let as many
+    // idle or trickling clients lock everyone else out.
+    const ServerConcurrency& concurrency = concurrency_;
+    ServerSetKeepaliveMaxConn(&abyss_, keepalive_max_requests(concurrency));
+    ServerSetTimeout(&abyss_, static_cast<std::uint32_t>(concurrency.request_timeout_s));
+    ServerSetMaxConn(&abyss_, static_cast<std::uint32_t>(concurrency.max_connections));
+    ServerSetMaxConnBacklog(&abyss_, static_cast<std::uint32_t>(concurrency.backlog));
 
     xmlrpc_env env;
     xmlrpc_env_init(&env);
@@ -359,9 +361,24 @@ class AbyssServer final : public Server {
       std::size_t got = 0;
       SessionGetReadData(session, static_cast<std::size_t>(bytes), &chunk, &got);
       bytes -= got;
-      // Fails at end of input, on error and after kRequestTimeoutS.
+      // Fails at end of input, on error and after the request timeout.
       if (bytes > 0 && !SessionRefillBuffer(session)) return;
     }
+  }
+
+  // Abyss waits for new bytes on the socket before it parses the next
+  // request, even when its buffer already holds one: of 100 pipelined
+  // requests it answered the first ~90 and then hung until the keep-alive
+  // timeout. So when bytes past this request are already buffered, this
+  // reply says "Connection: close" and the connection ends after it; the
+  // client learns clearly which requests were answered and resends the
+  // rest (RFC 9112 9.3.2). Abyss offers no other way to end keep-alive
+  // from a handler than clearing the request's keep-alive flag.
+  static void refuse_pipelining(TSession* session) {
+    if (SessionReadDataAvail(session) == 0) return;
+    const TRequestInfo* info = nullptr;
+    SessionGetRequestInfo(session, &info);
+    if (info != nullptr) const_cast<TRequestInfo*>(info)->keepalive = false;
   }
 
   // Abyss's XML-RPC handler calls this with the whole body.
@@ -399,6 +416,7 @@ class AbyssServer final : public Server {
       return;
     }
     xmlrpc_registry_process_call2(env, self.registry_.get(), xml, length, &options, response);
+    refuse_pipelining(session);
     // Abyss writes the reply when this returns, with the fields added here.
     mark_server(kMarshalled);
     if (timing.active()) {
@@ -410,6 +428,7 @@ class AbyssServer final : public Server {
   }
 
   const ServerLimits limits_;
+  const ServerConcurrency concurrency_;
   Endpoint endpoint_;
   int fd_ = -1;
   Registry registry_;

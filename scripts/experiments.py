@@ -480,13 +480,14 @@ EXPERIMENTS = [
     Experiment("E6", "The round trip split into phases", "aihkisalo-paaso", ["messaging"],
                render_e6),
     Experiment("E7", "Concurrent clients asking for 100,000 primes", "costa-bernardino", [],
-               None, needs="needs the load driver wsbench-load (issue 12), not in this build"),
+               None, needs="not wired into this report yet: `scripts/load --experiment E7` runs it "
+                     "with wsbench-load and prints the paper-shaped tables"),
     Experiment("E8", "CPU, memory and users served as load ramps up", "mohamed-wijesekera", [],
-               None, needs="needs the load driver and the dictionary service (issue 12), "
-                           "not in this build"),
+               None, needs="not wired into this report yet: the dictionary service and "
+                           "wsbench-load's ramp exist, the E8 ramp over them does not"),
     Experiment("E9", "Standard SOAP vs SOAP with Attachments vs MTOM for large data", "cha-et-al",
-               [], None, needs="needs the soap-swa codec and shaped links (issue 13), "
-                               "not in this build"),
+               [], None, needs="not wired into this report yet: `scripts/e9` runs soap, "
+                               "soap-swa and soap-mtom and prints E9's table"),
 ]
 
 ABOUT = {

@@ -110,7 +110,7 @@ class ReportTest(unittest.TestCase):
         self.assertRegex(self.text, r"\| E1-a \| [^|]+ \| does not hold \|")
 
     def test_missing_experiments_say_why(self):
-        for key, words in (("E7", "wsbench-load"), ("E8", "dictionary"), ("E9", "soap-swa")):
+        for key, words in (("E7", "scripts/load"), ("E8", "dictionary"), ("E9", "scripts/e9")):
             self.assertIn("**Not run here:**", self.by[key])
             self.assertIn(words, self.by[key])
             self.assertNotIn("| median", self.by[key])

@@ -317,7 +317,8 @@ std::size_t stack_offset_from_environment() {
                   : "skipped (listing cases or under valgrind)");
 
   wsb::bench::register_codec_benchmarks(sweep, string_shape, iterations, allocation);
-  if (!skip_round_trips) wsb::bench::register_rtt_benchmarks(rtt);
+  if (!skip_round_trips && wsb::bench::register_rtt_benchmarks(rtt) != sweep)
+    benchmark::AddCustomContext("wsbench_rtt_sweep", "full (the filter selects only its cases)");
   aftermath.ticks_before = wsb::read_cpu_ticks();
   benchmark::RunSpecifiedBenchmarks();
   aftermath.ticks_after = wsb::read_cpu_ticks();

@@ -169,6 +169,7 @@ class OpRunner {
       message_ = std::get_if<Message>(payload_);
       if (message_ == nullptr) throw std::invalid_argument("send/receive need a message payload");
     }
+    if (payload_ != nullptr) unsupported_ = find_codec(c.codec).make()->unsupported(*payload_);
     if (c.op == Op::primes) expected_text_ = pool->service().primes(c.primes);
     if (c.op == Op::define || c.op == Op::put)
       expected_text_ = generated_definition(kDictionaryWord, c.size_multiple);
@@ -286,6 +287,9 @@ class OpRunner {
     if (c_.op == Op::send) client_.receive_messages(queue_, messages_);
   }
 
+  // Why the codec cannot carry the case's payload, or empty.
+  const std::string& unsupported() const { return unsupported_; }
+
   // Empty if the last call returned what it should.
   std::string check() const {
     switch (c_.op) {
@@ -315,6 +319,7 @@ class OpRunner {
   DoubleFidelity fidelity_;  // what the codec's library can carry
   const Payload* payload_ = nullptr;
   const Message* message_ = nullptr;
+  std::string unsupported_;
   std::string expected_text_;
   std::string queue_;
   std::string text_;
@@ -513,6 +518,11 @@ void run_rtt(benchmark::State& state, const RttCase& c) {
   const PhaseSource source = phase_source(in_process ? nullptr : client.get());
   OpRunner runner(*client, c);
 
+  // A payload the codec cannot carry at all (text/plain and an array).
+  if (!runner.unsupported().empty()) {
+    state.SkipWithError(("unsupported: " + runner.unsupported()).c_str());
+    return;
+  }
   // Verify before timing: a wrong reply skips the case.
   if (const std::string diff = runner.verify(); !diff.empty()) {
     state.SkipWithError(("verification failed: " + diff).c_str());
@@ -743,11 +753,33 @@ std::optional<std::int64_t> planned_iterations(const RttCase& c, const NameFilte
 
 }  // namespace
 
-void register_rtt_benchmarks(const RttOptions& options) {
+Sweep register_rtt_benchmarks(const RttOptions& options) {
   init_pool(options);
   static std::vector<RttCase> cases;
   cases = rtt_cases(options);
   const NameFilter filter;
+  Sweep swept = options.sweep;
+  // A filter that names only cases of the full sweep (say rtt/.*/binary)
+  // gets them: running nothing would look like a broken filter.
+  if (options.sweep == Sweep::standard && !benchmark::GetBenchmarkFilter().empty()) {
+    const auto selected = [&](const std::vector<RttCase>& all) {
+      return std::any_of(all.begin(), all.end(), [&](const RttCase& c) {
+        return filter.selects(c.name() + "/manual_time");
+      });
+    };
+    if (!selected(cases)) {
+      RttOptions full = options;
+      full.sweep = Sweep::full;
+      auto wider = rtt_cases(full);
+      if (selected(wider)) {
+        std::fprintf(stderr,
+                     "bench: the filter selects round trips of the full sweep only: "
+                     "running those (--full runs every case)\n");
+        cases = std::move(wider);
+        swept = Sweep::full;
+      }
+    }
+  }
   for (const auto& c : cases) {
     auto* b = benchmark::RegisterBenchmark(c.name().c_str(),
                                            [&c](benchmark::State& s) { guarded_rtt(s, c); });
@@ -758,6 +790,7 @@ void register_rtt_benchmarks(const RttOptions& options) {
       b->Iterations(*n);
     }
   }
+  return swept;
 }
 
 std::string server_phase_sources(const RttOptions& options) {

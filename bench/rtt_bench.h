@@ -35,7 +35,9 @@ struct RttOptions {
   unsigned dictionary_size = 1;
 };
 
-void register_rtt_benchmarks(const RttOptions& options);
+// Returns the sweep the round trips run: the full one when the filter
+// selects only cases of it.
+Sweep register_rtt_benchmarks(const RttOptions& options);
 
 // Where each stack's server phases come from in this run, for the context:
 // "beast=in-process probe,gsoap=...", each "in-process probe",

@@ -29,10 +29,9 @@ echo "ok: count gives $first instructions per encode, twice"
 # for 10 iterations is 10 times the total for 1, within 2%, for a codec
 # step and for a round trip (client and server threads). Set-up, the
 # floor or bookkeeping in the count would add a constant and break this.
-# The round trip counts 10 and 100: the asynchronous Beast server's
-# deadline sweep (every 250 ms of wall time, slowed 50x under valgrind)
-# lands in a counted call a varying number of times, a few thousand
-# instructions each; over 10 calls that stays under 2%.
+# The round trip counts 10 and 100 calls of the asynchronous Beast server,
+# whose deadline sweep runs every 10 s under valgrind (250 ms natively), so
+# it rarely lands in a counted call.
 for spec in "$case_filter 1" "$rtt_filter 10"; do
   read -r filter n <<<"$spec"
   python3 "$repo/scripts/count.py" --bench "$bench" --filter "$filter" --iterations "$n" \

@@ -176,8 +176,9 @@ def values_ns(case):
     return [v * 1e3 for v in case.values("p50_us")] if case else []
 
 
-def fmt_us(ns):
-    return "-" if ns is None else f"{ns / 1e3:.4g}"
+def fmt_number(x):
+    """4 significant digits, without exponents: 0.1234, 12.34, 12,340."""
+    return f"{x:,.0f}" if abs(x) >= 1000 else f"{x:.4g}"
 
 
 def stat_cell(values, scale=1e3):
@@ -185,8 +186,9 @@ def stat_cell(values, scale=1e3):
     if not values:
         return "-"
     s = summarize.Stat(values)
-    ci = f" [{s.ci[0] / scale:.4g}-{s.ci[1] / scale:.4g}]" if s.ci else f" (n={s.n}, no CI)"
-    return f"{s.median / scale:.4g}{ci}"
+    ci = (f" [{fmt_number(s.ci[0] / scale)}-{fmt_number(s.ci[1] / scale)}]" if s.ci
+          else f" (n={s.n}, no CI)")
+    return f"{fmt_number(s.median / scale)}{ci}"
 
 
 def share_cell(native, managed):
@@ -292,6 +294,12 @@ def native_filter(sizes):
             + "(/iterations:[0-9]+)?(/manual_time)?$")
 
 
+def shown(cmd):
+    """A command as the report prints it: paths inside the tree relative to it."""
+    return " ".join(shlex.quote(os.path.relpath(c, ROOT) if c.startswith(ROOT + os.sep) else c)
+                    for c in cmd)
+
+
 def last_line(path):
     with open(path, errors="replace") as f:
         lines = [line.strip() for line in f if line.strip()]
@@ -304,13 +312,14 @@ def run_runtime(outdir, runtime, args):
     if not os.access(script, os.X_OK):
         entry.update(status="not available",
                      reason=f"runtimes/{runtime}/run does not exist in this tree")
+        print(f"runtimes: {runtime}: not available: {entry['reason']}", flush=True)
         return entry
     cmd = [script, "--server", SERVER, "--payload-json", PAYLOAD_JSON,
            "--out", os.path.join(outdir, entry["file"])]
     cmd += ["--quick"] if args.quick else []
     cmd += ["--repetitions", str(args.repetitions)] if args.repetitions else []
     cmd += ["--calls", str(args.calls)] if args.calls else []
-    entry["command"] = " ".join(shlex.quote(c) for c in cmd)
+    entry["command"] = shown(cmd)
     log = os.path.join(outdir, f"runtime-{runtime}.log")
     print(f"runtimes: {runtime}: {entry['command']}", flush=True)
     started = time.monotonic()
@@ -324,7 +333,8 @@ def run_runtime(outdir, runtime, args):
         entry.update(status="failed", reason=f"exit {code}, no JSON: {last_line(log)}")
     else:
         entry["status"] = "ok" if code == 0 else f"exit {code}: some rows failed (see the notes)"
-    print(f"runtimes: {runtime}: {entry['status']} in {entry['seconds']} s", flush=True)
+    print(f"runtimes: {runtime}: {entry['status']} in {entry['seconds']} s"
+          + (f": {entry['reason']}" if "reason" in entry else ""), flush=True)
     return entry
 
 
@@ -334,7 +344,7 @@ def run_native(outdir, sizes, args):
            "--full"]
     cmd += [f"--iterations={args.calls or QUICK_ITERATIONS}"] if args.quick or args.calls else []
     cmd += [f"--benchmark_repetitions={args.repetitions}"] if args.repetitions else []
-    entry = {"file": NATIVE, "command": " ".join(shlex.quote(c) for c in cmd)}
+    entry = {"file": NATIVE, "command": shown(cmd)}
     print(f"runtimes: native: {entry['command']}", flush=True)
     started = time.monotonic()
     with open(os.path.join(outdir, "native.log"), "w") as f:
@@ -358,7 +368,7 @@ def run(outdir, args):
     sizes = QUICK_SIZES if args.quick else SIZES
     os.makedirs(outdir, exist_ok=True)
     started = time.monotonic()
-    manifest = {"command": " ".join(shlex.quote(a) for a in sys.argv),
+    manifest = {"command": shown(sys.argv),
                 "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
                 "sizes": sizes, "runtimes": {}}
     for runtime in names:
@@ -369,10 +379,9 @@ def run(outdir, args):
         json.dump(manifest, f, indent=1)
     path = write_share(outdir)
     print(f"runtimes: {path} ({manifest['seconds']} s in all)")
-    failed = manifest["native"]["exit"] != 0 or any(
-        e.get("status") == "failed" or str(e.get("status", "")).startswith("exit")
-        for e in manifest["runtimes"].values())
-    return 1 if failed else 0
+    # A runtime that is not available is reported, not a failure of the run.
+    exits = [manifest["native"]["exit"]] + [e.get("exit", 0) for e in manifest["runtimes"].values()]
+    return 1 if any(code not in (0, 77) for code in exits) else 0
 
 
 def main(argv=None):

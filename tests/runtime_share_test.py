@@ -117,7 +117,7 @@ class ReportTest(unittest.TestCase):
 
     def test_get_pairs_zeep_with_gsoap_soap(self):
         cells = self.row("E3", "| get/ints/200 | gsoap/soap |")
-        self.assertEqual(cells[3:6], ["python-zeep", "1000 [1000-1000]", "0.900 [0.900-0.900]"])
+        self.assertEqual(cells[3:6], ["python-zeep", "1,000 [1,000-1,000]", "0.900 [0.900-0.900]"])
 
     def test_a_failed_row_keeps_its_reason(self):
         cells = self.row("E5", "| register | gsoap/soap |")

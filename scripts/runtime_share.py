@@ -22,6 +22,7 @@ import os
 import random
 import re
 import shlex
+import signal
 import statistics
 import subprocess
 import sys
@@ -48,6 +49,8 @@ PLACEMENT = "same"
 QUICK_ITERATIONS = 30
 BOOTSTRAP_RESAMPLES = 4000
 BOOTSTRAP_SEED = 20240601
+# No run may take longer than this (a full Java run with its build is the longest).
+RUN_TIMEOUT_S = 3 * 3600
 
 
 def experiments(sizes):
@@ -300,6 +303,21 @@ def shown(cmd):
                     for c in cmd)
 
 
+def run_logged(cmd, log_path, timeout):
+    """Runs cmd with its output in log_path; its exit code, or None if it
+    outlived timeout seconds (then its whole process group is killed: a
+    runtime's run starts a server of its own)."""
+    with open(log_path, "w") as log:
+        child = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT,
+                                 start_new_session=True)
+        try:
+            return child.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            os.killpg(child.pid, signal.SIGKILL)
+            child.wait()
+            return None
+
+
 def last_line(path):
     with open(path, errors="replace") as f:
         lines = [line.strip() for line in f if line.strip()]
@@ -323,11 +341,12 @@ def run_runtime(outdir, runtime, args):
     log = os.path.join(outdir, f"runtime-{runtime}.log")
     print(f"runtimes: {runtime}: {entry['command']}", flush=True)
     started = time.monotonic()
-    with open(log, "w") as f:
-        code = subprocess.call(cmd, stdout=f, stderr=subprocess.STDOUT)
+    code = run_logged(cmd, log, RUN_TIMEOUT_S)
     entry["seconds"] = round(time.monotonic() - started)
     entry["exit"] = code
-    if code == 77:
+    if code is None:
+        entry.update(status="failed", reason=f"stopped after {RUN_TIMEOUT_S} s")
+    elif code == 77:
         entry.update(status="not available", reason=last_line(log))
     elif not os.path.exists(os.path.join(outdir, entry["file"])):
         entry.update(status="failed", reason=f"exit {code}, no JSON: {last_line(log)}")
@@ -347,8 +366,7 @@ def run_native(outdir, sizes, args):
     entry = {"file": NATIVE, "command": shown(cmd)}
     print(f"runtimes: native: {entry['command']}", flush=True)
     started = time.monotonic()
-    with open(os.path.join(outdir, "native.log"), "w") as f:
-        entry["exit"] = subprocess.call(cmd, stdout=f, stderr=subprocess.STDOUT)
+    entry["exit"] = run_logged(cmd, os.path.join(outdir, "native.log"), RUN_TIMEOUT_S)
     entry["seconds"] = round(time.monotonic() - started)
     print(f"runtimes: native: exit {entry['exit']} in {entry['seconds']} s", flush=True)
     return entry
@@ -381,7 +399,7 @@ def run(outdir, args):
     print(f"runtimes: {path} ({manifest['seconds']} s in all)")
     # A runtime that is not available is reported, not a failure of the run.
     exits = [manifest["native"]["exit"]] + [e.get("exit", 0) for e in manifest["runtimes"].values()]
-    return 1 if any(code not in (0, 77) for code in exits) else 0
+    return 1 if any(code not in (0, 77) for code in exits) else 0  # None: timed out
 
 
 def main(argv=None):

@@ -10,6 +10,7 @@ import json
 import os
 import re
 import tempfile
+import time
 import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -132,6 +133,15 @@ class ReportTest(unittest.TestCase):
             self.assertEqual(cells[8], "not available: runtimes/php/run does not exist in this tree")
 
 
+def running(pid):
+    """Whether pid is a live process (not gone, not a zombie awaiting its reaper)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
+
+
 class RunTest(unittest.TestCase):
     """runtimes/<R>/run absent, or exiting 77: not available, with why."""
 
@@ -154,6 +164,28 @@ class RunTest(unittest.TestCase):
                          ("not available", "runtimes/absent/run does not exist in this tree"))
         self.assertEqual((unavailable["status"], unavailable["reason"]),
                          ("not available", "no JDK 17: apt-get failed"))
+
+    def test_a_run_that_hangs_is_stopped_with_its_children(self):
+        with tempfile.TemporaryDirectory() as root, tempfile.TemporaryDirectory() as out:
+            os.makedirs(os.path.join(root, "runtimes", "hangs"))
+            script = os.path.join(root, "runtimes", "hangs", "run")
+            with open(script, "w") as f:
+                f.write(f"#!/bin/sh\nsleep 60 &\necho $! > {out}/child\nwait\n")
+            os.chmod(script, 0o755)
+            old = runtime_share.ROOT, runtime_share.RUN_TIMEOUT_S
+            runtime_share.ROOT, runtime_share.RUN_TIMEOUT_S = root, 1
+            try:
+                started = time.monotonic()
+                entry = runtime_share.run_runtime(
+                    out, "hangs", argparse.Namespace(quick=False, repetitions=2, calls=3))
+                took = time.monotonic() - started
+            finally:
+                runtime_share.ROOT, runtime_share.RUN_TIMEOUT_S = old
+            with open(os.path.join(out, "child")) as f:
+                child = int(f.read())
+        self.assertEqual((entry["status"], entry["reason"]), ("failed", "stopped after 1 s"))
+        self.assertLess(took, 30)
+        self.assertFalse(running(child), "the run's child outlived it")
 
     def test_unknown_runtime_names_are_refused(self):
         self.assertEqual(runtime_share.parse_runtimes("all"), ["python", "php", "java"])

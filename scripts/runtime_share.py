@@ -93,8 +93,10 @@ def native_codec(stack, client):
     return None
 
 
-MANAGED = re.compile(r"^rtt/(?P<stack>[^/]+)/(?P<runtime>[a-z0-9]+)-(?P<client>[^/]+)/"
-                     r"(?P<op>.+)/(?P<phase>steady|cold|warmup)$")
+# A managed client against a native server; rows of managed servers
+# (rtt/<R>-server/...) are not paired here.
+MANAGED = re.compile(r"^rtt/(?P<stack>gsoap|xmlrpc-c|beast)/(?P<runtime>[a-z0-9]+)-"
+                     r"(?P<client>[^/]+)/(?P<op>.+)/(?P<phase>steady|cold|warmup)$")
 
 
 def parse_managed(name):

@@ -62,12 +62,16 @@ class ShareTest(unittest.TestCase):
                  ("beast", "json"): "json", ("beast", "curl-json"): "json",
                  ("beast", "jersey-jackson"): "json", ("beast", "simplexml"): "xml",
                  ("beast", "jaxb"): "xml", ("beast", "protobuf-java"): "protobuf",
-                 ("beast", "telnet"): None}
+                 # The PHP and Java runs' client names.
+                 ("gsoap", "soap"): "soap", ("beast", "xml"): "xml",
+                 ("beast", "jersey-json"): "json", ("beast", "jersey-xml"): "xml",
+                 ("beast", "jersey-protobuf"): "protobuf", ("beast", "telnet"): None}
         for (stack, client), codec in pairs.items():
             self.assertEqual(runtime_share.native_codec(stack, client), codec, (stack, client))
         self.assertEqual(runtime_share.parse_managed("rtt/beast/java-jaxb/get/ints/200/warmup"),
                          ("beast", "java", "jaxb", "get/ints/200", "warmup"))
         self.assertIsNone(runtime_share.parse_managed("rtt/beast/json/ping/same"))
+        self.assertIsNone(runtime_share.parse_managed("rtt/php-server/beast-json/ping/steady"))
 
 
 class ReportTest(unittest.TestCase):

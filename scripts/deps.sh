@@ -41,3 +41,24 @@ wsbench_build() {
   fi
   cmake --build --preset "$preset"
 }
+
+# wsbench_ensure_python: Python 3 with zeep for the Python runtime's
+# clients (runtimes/python). Debian's python3-zeep installs for Debian's
+# own python3, which another python3 first on PATH may not see. Sets
+# WSBENCH_RUNTIME_PYTHON; fails with the reason when neither is possible.
+wsbench_ensure_python() {
+  local py
+  for py in python3 /usr/bin/python3; do
+    if command -v "$py" >/dev/null && "$py" -c 'import zeep' 2>/dev/null; then
+      WSBENCH_RUNTIME_PYTHON=$py
+      export WSBENCH_RUNTIME_PYTHON
+      return 0
+    fi
+  done
+  wsbench_ensure_packages python3 python3-zeep >&2 || {
+    echo "wsbench: the Python runtime needs python3 and python3-zeep, which could not be installed" >&2
+    return 1
+  }
+  WSBENCH_RUNTIME_PYTHON=/usr/bin/python3
+  export WSBENCH_RUNTIME_PYTHON
+}

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The studies' experiments, run and laid out beside the papers' figures.
 
-  scripts/experiments.py run OUTDIR [E1 ... E9 | all] [--quick]
+  scripts/experiments.py run OUTDIR [E1 ... E9 | all] [--quick] [--runtimes R,...]
   scripts/experiments.py report OUTDIR
 
 `run` executes the benchmark runs each named experiment needs into OUTDIR
@@ -10,7 +10,9 @@ it), then writes the report. `report` (re)writes OUTDIR/report.md and one
 PNG per figure from the JSON files there, the papers' values in
 docs/papers/figures.csv and the claims in docs/papers/claims.csv. An
 experiment whose runs are absent or failed appears with the reason, never
-with numbers. Plots need matplotlib; the tables never do.
+with numbers. Plots need matplotlib; the tables never do. E1, E3 and E5
+add the managed runtimes' rows and runtime shares from OUTDIR/runtimes
+(written by --runtimes, see scripts/runtime_share.py), or say how to get them.
 """
 import argparse
 import csv
@@ -23,6 +25,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import runtime_share  # noqa: E402  (managed runtimes beside the native rows)
 import summarize  # noqa: E402  (the statistics rules of every table)
 
 ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
@@ -551,6 +554,8 @@ def write_report(outdir):
             if results.missing:
                 body.append("Missing: " + "; ".join(results.missing))
             body += exp.render(results, figures, plot)
+        if exp.key in RUNTIME_EXPERIMENTS:
+            body.append(runtime_rows(outdir, exp.key))
         claim_rows = []
         for c in (c for c in claims if c["experiment"] == exp.key):
             if reason:
@@ -577,9 +582,30 @@ def write_report(outdir):
     return os.path.join(outdir, "report.md")
 
 
+# ---- managed runtimes (scripts/runtime_share.py) ----
+
+RUNTIME_EXPERIMENTS = ("E1", "E3", "E5")
+RUNTIMES_DIR = "runtimes"
+
+
+def runtime_rows(outdir, key):
+    """The experiment's managed-runtime rows from OUTDIR/runtimes, or the
+    commands that produce them."""
+    folder = os.path.join(outdir, RUNTIMES_DIR)
+    if not os.path.exists(os.path.join(folder, runtime_share.MANIFEST)):
+        return ("**Managed runtimes:** none in this folder. `scripts/runtimes python,php,java` "
+                "measures them beside the native clients (results/runtimes-<UTC time>/share.md); "
+                "`scripts/experiments E1 E3 E5 --runtimes python,php,java` runs them into this "
+                f"report, as does a copy of such a folder at `{RUNTIMES_DIR}/` here.")
+    results = runtime_share.Results(folder)
+    sections = dict(runtime_share.experiment_sections(results, heading="###"))
+    return ("**Managed runtimes** (from `runtimes/`, their own native run in the same session; "
+            "how to read the share: README, Managed runtimes):\n\n" + sections[key])
+
+
 # ---- running ----
 
-def run_experiments(outdir, keys, quick):
+def run_experiments(outdir, keys, quick, runtimes=None):
     wanted = [e for e in EXPERIMENTS if keys == ["all"] or e.key in keys]
     unknown = set(keys) - {e.key for e in EXPERIMENTS} - {"all"}
     if unknown:
@@ -604,6 +630,13 @@ def run_experiments(outdir, keys, quick):
               flush=True)
         if code != 0:
             failed.append(run)
+    if runtimes:
+        wanted_keys = {e.key for e in wanted}
+        if wanted_keys & set(RUNTIME_EXPERIMENTS):
+            args = argparse.Namespace(runtimes=runtimes, quick=quick, repetitions=None,
+                                      calls=None)
+            if runtime_share.run(os.path.join(outdir, RUNTIMES_DIR), args) != 0:
+                failed.append(RUNTIMES_DIR)
     path = write_report(outdir)
     print(f"experiments: report {path}")
     return 1 if failed else 0
@@ -617,11 +650,20 @@ def main(argv=None):
     r.add_argument("experiments", nargs="*", default=["all"])
     r.add_argument("--quick", action="store_true",
                    help=f"{QUICK_ITERATIONS} calls per repetition instead of 200 or 2 s")
+    r.add_argument("--runtimes", metavar="R,...",
+                   help="also run these managed runtimes (python,php,java or all) into "
+                        "OUTDIR/runtimes: E1, E3 and E5 show them (scripts/runtime_share.py)")
     p = sub.add_parser("report")
     p.add_argument("outdir")
     args = ap.parse_args(argv)
     if args.command == "run":
-        return run_experiments(args.outdir, args.experiments or ["all"], args.quick)
+        if args.runtimes:
+            try:
+                runtime_share.parse_runtimes(args.runtimes)
+            except ValueError as e:
+                ap.error(str(e))
+        return run_experiments(args.outdir, args.experiments or ["all"], args.quick,
+                               args.runtimes)
     print(write_report(args.outdir))
     return 0
 

@@ -4,7 +4,10 @@
 report does not read removed). Checks that every experiment has its
 section, that the papers' values come from docs/papers/figures.csv, that
 claims render as holding, failing and unmeasurable, and that a missing run
-or experiment is shown with its reason instead of numbers."""
+or experiment is shown with its reason instead of numbers; and that E1, E3
+and E5 show the managed runtimes' rows (tests/data/experiments/runtimes: a
+`scripts/runtimes all --quick` run, only ping, get/ints/3200 and
+send/message-a/100 kept) or say which command produces them."""
 import csv
 import importlib.util
 import json
@@ -28,11 +31,13 @@ experiments = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(experiments)
 
 
-def report(files):
-    """The report written over a copy of the fixture's `files`."""
+def report(files, runtimes=False):
+    """The report written over a copy of the fixture's `files` (and its runtimes folder)."""
     with tempfile.TemporaryDirectory() as d:
         for f in files:
             shutil.copy(os.path.join(FIXTURE, f), d)
+        if runtimes:
+            shutil.copytree(os.path.join(FIXTURE, "runtimes"), os.path.join(d, "runtimes"))
         subprocess.run([sys.executable, SCRIPT, "report", d], check=True, capture_output=True)
         with open(os.path.join(d, "report.md")) as f:
             return f.read()
@@ -121,6 +126,36 @@ class ReportTest(unittest.TestCase):
         self.assertNotIn("ours bytes", by["E4"])
         verdict, evidence = claim_verdict(by["E4"], "E4-a")
         self.assertEqual(verdict, "not measurable here")
+
+
+class RuntimeRowsTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.by = sections(report(["ping.json", "query.json", "messaging.json"], runtimes=True))
+
+    def test_runtime_rows_and_shares_in_e1_e3_e5(self):
+        with open(os.path.join(FIXTURE, "runtimes", "native.json")) as f:
+            native = [r["p50_us"] for r in json.load(f)["benchmarks"]
+                      if r["name"].startswith("rtt/beast/json/ping/same")]
+        with open(os.path.join(FIXTURE, "runtimes", "runtime-python.json")) as f:
+            managed = [r["p50_us"] for r in json.load(f)["benchmarks"]
+                       if r["name"] == "rtt/beast/python-json/ping/steady"]
+        share, lo, hi = experiments.runtime_share.bootstrap_share(native, managed)
+        self.assertIn(f"| python-json | {statistics.median(managed):.4g} [", self.by["E1"])
+        self.assertIn(f"| {share:.3f} [{lo:.3f}-{hi:.3f}] |", self.by["E1"])
+        for key, start in (("E3", "| get/ints/3200 | gsoap/soap |"),
+                           ("E5", "| send/message-a/100 | xmlrpc-c/xmlrpc |")):
+            self.assertRegex(self.by[key], re.escape(start) + r" [^|]+ \| python-\w+ \| [0-9,.]+ \[")
+        for key in ("E1", "E3", "E5"):
+            self.assertIn("| php | - | - | - | - | not available: runtimes/php/run does not exist",
+                          self.by[key])
+        self.assertNotIn("Managed runtimes", self.by["E2"])
+
+    def test_without_runtimes_the_sections_say_how(self):
+        by = sections(report(["ping.json"]))
+        for key in ("E1", "E3", "E5"):
+            self.assertIn("`scripts/runtimes python,php,java`", by[key])
+            self.assertNotIn("python-json", by[key])
 
 
 class Stat:

@@ -1,0 +1,191 @@
+<?php
+// PHP clients (clients.php) against wsbench's native servers: every
+// operation of the runtime contract (E1 ping; E3 get of ints, strings and
+// objects at 200-3200 items; E5 register, send and receive of
+// message-a/100, unregister), each reply verified against the catalogue
+// outside the timed call. Writes Google Benchmark JSON, one row per
+// repetition, as runtimes/python/driver.py does:
+//   rtt/<stack>/php-<client>/<operation>[/<payload>]/steady
+//       the calls after one warm-up call, on one client (p50_us over them);
+//   rtt/<stack>/php-<client>/<operation>[/<payload>]/cold
+//       the first call of a fresh PHP process, the client's construction
+//       included (SoapClient's loading of the WSDL); one process each.
+// It starts wsbench-server itself (127.0.0.1, ephemeral ports) and stops it.
+
+declare(strict_types=1);
+
+require_once __DIR__ . '/clients.php';
+require_once __DIR__ . '/runner.php';
+
+const WSB_USAGE = <<<'TEXT'
+usage: driver.php --server PATH --payload-json PATH [--out FILE] [--repetitions N]
+                  [--calls N] [--max-seconds S] [--quick] [--clients soap,xmlrpc,json,xml]
+  --server        the wsbench-server binary
+  --payload-json  the payload_json helper (tests/payload_json)
+  --out           write the JSON here (default: stdout)
+  --repetitions   rows per case (default 6)
+  --calls         timed calls per steady repetition (default 200)
+  --max-seconds   time a steady repetition may take, whatever --calls says (default 2)
+  --quick         E3 at 200 and 3200 items only
+  --clients       which clients (default: all four)
+
+TEXT;
+
+function wsb_options(): array
+{
+    $given = getopt('h', ['help', 'server:', 'payload-json:', 'out:', 'repetitions:', 'calls:',
+        'max-seconds:', 'quick', 'clients:'], $rest);
+    if (isset($given['h']) || isset($given['help'])) {
+        fwrite(STDOUT, WSB_USAGE);
+        exit(0);
+    }
+    global $argv;
+    $fail = function (string $why): never {
+        fwrite(STDERR, "driver.php: $why\n" . WSB_USAGE);
+        exit(2);
+    };
+    if ($rest < count($argv)) {
+        $fail('unknown argument ' . $argv[$rest]);
+    }
+    foreach ($given as $name => $value) {
+        if (is_array($value)) {
+            $fail("--$name given twice");
+        }
+    }
+    $options = [
+        'server' => $given['server'] ?? $fail('--server is required'),
+        'payload_json' => $given['payload-json'] ?? $fail('--payload-json is required'),
+        'out' => $given['out'] ?? null,
+        'repetitions' => filter_var($given['repetitions'] ?? 6, FILTER_VALIDATE_INT),
+        'calls' => filter_var($given['calls'] ?? 200, FILTER_VALIDATE_INT),
+        'max_seconds' => filter_var($given['max-seconds'] ?? 2, FILTER_VALIDATE_FLOAT),
+        'quick' => isset($given['quick']),
+        'clients' => explode(',', $given['clients'] ?? implode(',', array_keys(WSB_CLIENTS))),
+    ];
+    if (!is_int($options['repetitions']) || $options['repetitions'] < 1
+        || !is_int($options['calls']) || $options['calls'] < 1
+        || !is_float($options['max_seconds']) || $options['max_seconds'] <= 0) {
+        $fail('--repetitions and --calls must be whole numbers of at least 1, --max-seconds positive');
+    }
+    $unknown = array_diff($options['clients'], array_keys(WSB_CLIENTS));
+    if ($unknown !== []) {
+        $fail('unknown client ' . implode(',', $unknown) . '; clients are '
+            . implode(',', array_keys(WSB_CLIENTS)));
+    }
+    return $options;
+}
+
+/** Starts wsbench-server; returns [process, stack => address]. */
+function wsb_start_server(string $path): array
+{
+    $process = proc_open([$path], [1 => ['pipe', 'w']], $pipes);
+    if ($process === false) {
+        throw new RuntimeException("cannot start $path");
+    }
+    $endpoints = [];
+    while (count($endpoints) < 3) {
+        $line = fgets($pipes[1]);
+        if ($line === false) {
+            throw new RuntimeException('wsbench-server exited before printing its endpoints');
+        }
+        [$stack, $address] = explode(' ', trim($line)) + [1 => ''];
+        if ($stack !== 'floor') {
+            $endpoints[$stack] = $address;
+        }
+    }
+    return [$process, $endpoints, $pipes[1]];
+}
+
+function wsb_stop(mixed $process, int $seconds): void
+{
+    proc_terminate($process, SIGTERM);
+    $deadline = microtime(true) + $seconds;
+    while (proc_get_status($process)['running']) {
+        if (microtime(true) > $deadline) {
+            proc_terminate($process, SIGKILL);
+            break;
+        }
+        usleep(10000);
+    }
+    proc_close($process);
+}
+
+function wsb_context(array $extra): array
+{
+    global $argv;
+    $load = sys_getloadavg();
+    return array_merge([
+        'date' => gmdate('Y-m-d\TH:i:s\Z'),
+        'host_name' => gethostname(),
+        'num_cpus' => (int) trim((string) shell_exec('nproc')),
+        'load_avg' => implode(' ', array_map(fn ($v) => sprintf('%.2f', $v), $load)),
+        'kernel' => php_uname('r'),
+        'command_line' => implode(' ', $argv),
+        'runtime' => 'php ' . PHP_VERSION,
+        'php_extensions' => sprintf('soap %s, xmlrpc %s, curl %s (libcurl %s), simplexml %s, json %s, libxml %s',
+            phpversion('soap'), phpversion('xmlrpc'), phpversion('curl'),
+            curl_version()['version'], phpversion('simplexml'), phpversion('json'),
+            LIBXML_DOTTED_VERSION),
+        // PHP's CLI leaves OPcache off (opcache.enable_cli=0): every process
+        // compiles the scripts anew, and there is no JIT.
+        'php_opcache' => ini_get('opcache.enable_cli') ? 'on (opcache.enable_cli=1)'
+            : 'off (opcache.enable_cli=0, the PHP CLI default; no JIT)',
+        'php_soap_wsdl_cache' => 'memory: each process parses the WSDL once, no disk cache',
+        'wsbench_placement' => 'none (client and server threads unpinned)',
+    ], $extra);
+}
+
+function wsb_main(): int
+{
+    $options = wsb_options();
+    $sizes = $options['quick'] ? [200, 3200] : [200, 400, 800, 1600, 3200];
+    $operations = wsb_operations($sizes);
+    $labels = array_values(array_unique(array_filter(array_column($operations, 1))));
+    $payloads = wsb_catalogue($options['payload_json'], $labels);
+    [$server, $endpoints, $server_out] = wsb_start_server($options['server']);
+    $rows = [];
+    $repetitions = $options['repetitions'];
+    try {
+        foreach (['steady', 'cold'] as $phase) {
+            foreach ($options['clients'] as $name) {
+                [$class, $stack] = WSB_CLIENTS[$name];
+                $address = $endpoints[$stack] ?? throw new RuntimeException("no $stack endpoint");
+                foreach ($operations as [$operation, $label]) {
+                    $case = wsb_case_name($stack, "php-$name", $operation, $label, $phase);
+                    for ($index = 0; $index < $repetitions; ++$index) {
+                        try {
+                            $times = $phase === 'steady'
+                                ? wsb_steady($class, $address, $operation, $label, $payloads,
+                                    $options['calls'], $options['max_seconds'])
+                                : [wsb_cold($options['payload_json'], $name, $address, $operation,
+                                    $label, $payloads)];
+                            $rows[] = wsb_row($case, $index, $repetitions, $times);
+                        } catch (Throwable $e) {
+                            // Reported in the row, as bench does; never a time.
+                            $rows[] = wsb_error_row($case, $index, $repetitions, $e->getMessage());
+                        }
+                        fprintf(STDERR, "%s: repetition %d of %d\n", $case, $index + 1,
+                            $repetitions);
+                    }
+                }
+            }
+        }
+    } finally {
+        wsb_stop($server, 30);
+    }
+    $text = json_encode(['context' => wsb_context([]), 'benchmarks' => $rows],
+        JSON_PRETTY_PRINT | JSON_UNESCAPED_SLASHES | JSON_THROW_ON_ERROR) . "\n";
+    if ($options['out'] !== null) {
+        file_put_contents($options['out'], $text);
+    } else {
+        echo $text;
+    }
+    foreach ($rows as $row) {
+        if (!empty($row['error_occurred'])) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+exit(wsb_main());

@@ -17,6 +17,10 @@ if ($class === null || $address === '' || $payload_json === '') {
     fwrite(STDERR, "usage: cold.php CLIENT ADDRESS OPERATION LABEL QUEUE PAYLOAD_JSON\n");
     exit(2);
 }
+set_exception_handler(function (Throwable $e): void {
+    fwrite(STDERR, $e->getMessage() . "\n");
+    exit(1);
+});
 $payloads = wsb_catalogue($payload_json, $label === null ? [] : [$label]);
 
 $start = hrtime(true);

@@ -16,10 +16,15 @@ declare(strict_types=1);
 
 require_once __DIR__ . '/clients.php';
 require_once __DIR__ . '/runner.php';
+require_once __DIR__ . '/php_server.php';
+
+/** The clients the PHP server serves. */
+const WSB_PHP_SERVER_CLIENTS = ['soap', 'xmlrpc', 'json'];
 
 const WSB_USAGE = <<<'TEXT'
 usage: driver.php --server PATH --payload-json PATH [--out FILE] [--repetitions N]
                   [--calls N] [--max-seconds S] [--quick] [--clients soap,xmlrpc,json,xml]
+                  [--servers native,php]
   --server        the wsbench-server binary
   --payload-json  the payload_json helper (tests/payload_json)
   --out           write the JSON here (default: stdout)
@@ -28,13 +33,16 @@ usage: driver.php --server PATH --payload-json PATH [--out FILE] [--repetitions 
   --max-seconds   time a steady repetition may take, whatever --calls says (default 2)
   --quick         E3 at 200 and 3200 items only
   --clients       which clients (default: all four)
+  --servers       native: wsbench-server's stacks; php: the PHP server (php -S
+                  server/router.php), called by the soap, xmlrpc and json clients
+                  (default: both)
 
 TEXT;
 
 function wsb_options(): array
 {
     $given = getopt('h', ['help', 'server:', 'payload-json:', 'out:', 'repetitions:', 'calls:',
-        'max-seconds:', 'quick', 'clients:'], $rest);
+        'max-seconds:', 'quick', 'clients:', 'servers:'], $rest);
     if (isset($given['h']) || isset($given['help'])) {
         fwrite(STDOUT, WSB_USAGE);
         exit(0);
@@ -61,7 +69,11 @@ function wsb_options(): array
         'max_seconds' => filter_var($given['max-seconds'] ?? 2, FILTER_VALIDATE_FLOAT),
         'quick' => isset($given['quick']),
         'clients' => explode(',', $given['clients'] ?? implode(',', array_keys(WSB_CLIENTS))),
+        'servers' => explode(',', $given['servers'] ?? 'native,php'),
     ];
+    if (array_diff($options['servers'], ['native', 'php']) !== []) {
+        $fail('servers are native and php');
+    }
     if (!is_int($options['repetitions']) || $options['repetitions'] < 1
         || !is_int($options['calls']) || $options['calls'] < 1
         || !is_float($options['max_seconds']) || $options['max_seconds'] <= 0) {
@@ -135,6 +147,26 @@ function wsb_context(array $extra): array
     ], $extra);
 }
 
+/**
+ * [row stack, client name, address] for each client and server: the native
+ * stacks, then the PHP server (server/router.php), which serves the SOAP,
+ * XML-RPC and REST JSON clients (its REST bodies are JSON only).
+ */
+function wsb_targets(array $options, array $endpoints, ?WsbPhpServer $php_server): array
+{
+    $targets = [];
+    foreach ($options['clients'] as $name) {
+        $stack = WSB_CLIENTS[$name][1];
+        $targets[] = [$stack, $name, $endpoints[$stack] ?? throw new RuntimeException("no $stack")];
+    }
+    if ($php_server !== null) {
+        foreach (array_intersect($options['clients'], WSB_PHP_SERVER_CLIENTS) as $name) {
+            $targets[] = ['php-server', $name, $php_server->address];
+        }
+    }
+    return $targets;
+}
+
 function wsb_main(): int
 {
     $options = wsb_options();
@@ -143,13 +175,20 @@ function wsb_main(): int
     $labels = array_values(array_unique(array_filter(array_column($operations, 1))));
     $payloads = wsb_catalogue($options['payload_json'], $labels);
     [$server, $endpoints, $server_out] = wsb_start_server($options['server']);
+    $php_server = null;
     $rows = [];
     $repetitions = $options['repetitions'];
     try {
+        if (in_array('php', $options['servers'], true)) {
+            $php_server = new WsbPhpServer($endpoints['gsoap'], $payloads);
+        }
+        $targets = wsb_targets($options, $endpoints, $php_server);
+        if (!in_array('native', $options['servers'], true)) {
+            $targets = array_values(array_filter($targets, fn ($t) => $t[0] === 'php-server'));
+        }
         foreach (['steady', 'cold'] as $phase) {
-            foreach ($options['clients'] as $name) {
-                [$class, $stack] = WSB_CLIENTS[$name];
-                $address = $endpoints[$stack] ?? throw new RuntimeException("no $stack endpoint");
+            foreach ($targets as [$stack, $name, $address]) {
+                $class = WSB_CLIENTS[$name][0];
                 foreach ($operations as [$operation, $label]) {
                     $case = wsb_case_name($stack, "php-$name", $operation, $label, $phase);
                     for ($index = 0; $index < $repetitions; ++$index) {
@@ -171,9 +210,14 @@ function wsb_main(): int
             }
         }
     } finally {
+        $php_server?->stop();
         wsb_stop($server, 30);
     }
-    $text = json_encode(['context' => wsb_context([]), 'benchmarks' => $rows],
+    $text = json_encode(['context' => wsb_context($php_server === null ? [] : [
+        // OPcache is on under the built-in server (its SAPI is not "cli").
+        'php_server' => 'php -S (built-in server, one worker, Connection: close after every '
+            . 'reply), server/router.php; OPcache on; queues in files',
+    ]), 'benchmarks' => $rows],
         JSON_PRETTY_PRINT | JSON_UNESCAPED_SLASHES | JSON_THROW_ON_ERROR) . "\n";
     if ($options['out'] !== null) {
         file_put_contents($options['out'], $text);

@@ -17,6 +17,7 @@ declare(strict_types=1);
 require_once __DIR__ . '/clients.php';
 require_once __DIR__ . '/runner.php';
 require_once __DIR__ . '/php_server.php';
+require_once __DIR__ . '/native_clients.php';
 
 /** The clients the PHP server serves. */
 const WSB_PHP_SERVER_CLIENTS = ['soap', 'xmlrpc', 'json'];
@@ -36,13 +37,15 @@ usage: driver.php --server PATH --payload-json PATH [--out FILE] [--repetitions 
   --servers       native: wsbench-server's stacks; php: the PHP server (php -S
                   server/router.php), called by the soap, xmlrpc and json clients
                   (default: both)
+  --bench         bench, whose native clients also call the PHP server
+                  (default: the one beside --server; none if it is not there)
 
 TEXT;
 
 function wsb_options(): array
 {
     $given = getopt('h', ['help', 'server:', 'payload-json:', 'out:', 'repetitions:', 'calls:',
-        'max-seconds:', 'quick', 'clients:', 'servers:'], $rest);
+        'max-seconds:', 'quick', 'clients:', 'servers:', 'bench:'], $rest);
     if (isset($given['h']) || isset($given['help'])) {
         fwrite(STDOUT, WSB_USAGE);
         exit(0);
@@ -70,6 +73,7 @@ function wsb_options(): array
         'quick' => isset($given['quick']),
         'clients' => explode(',', $given['clients'] ?? implode(',', array_keys(WSB_CLIENTS))),
         'servers' => explode(',', $given['servers'] ?? 'native,php'),
+        'bench' => $given['bench'] ?? dirname($given['server'] ?? '.') . '/bench',
     ];
     if (array_diff($options['servers'], ['native', 'php']) !== []) {
         $fail('servers are native and php');
@@ -208,6 +212,10 @@ function wsb_main(): int
                     }
                 }
             }
+        }
+        if ($php_server !== null && is_executable($options['bench'])) {
+            $rows = array_merge($rows, wsb_native_client_rows($options['bench'],
+                $php_server->address, $sizes, $repetitions, $options['calls']));
         }
     } finally {
         $php_server?->stop();

@@ -33,6 +33,9 @@ $store = new WsbStore($data);
 $path = (string) parse_url($_SERVER['REQUEST_URI'], PHP_URL_PATH);
 $method = $_SERVER['REQUEST_METHOD'];
 
+// The built-in server ends a reply by closing the connection and sends no
+// Content-Length of its own: the reply is buffered to say it.
+ob_start();
 if ($path === '/' || $path === '/xop.xsd') {
     wsb_serve_soap($store, $path, $method);
 } elseif ($path === '/RPC2') {
@@ -40,6 +43,8 @@ if ($path === '/' || $path === '/xop.xsd') {
 } else {
     wsb_serve_rest($store, $path, $method);
 }
+header('Content-Length: ' . ob_get_length());
+ob_end_flush();
 return true;
 
 function wsb_reply(int $status, string $type, string $body): void

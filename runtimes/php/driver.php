@@ -37,6 +37,7 @@ usage: driver.php --server PATH --payload-json PATH [--out FILE] [--repetitions 
   --servers       native: wsbench-server's stacks; php: the PHP server (php -S
                   server/router.php), called by the soap, xmlrpc and json clients
                   (default: both)
+  --filter        run only the cases whose name matches this regular expression
   --bench         bench, whose native clients also call the PHP server
                   (default: the one beside --server; none if it is not there)
 
@@ -45,7 +46,7 @@ TEXT;
 function wsb_options(): array
 {
     $given = getopt('h', ['help', 'server:', 'payload-json:', 'out:', 'repetitions:', 'calls:',
-        'max-seconds:', 'quick', 'clients:', 'servers:', 'bench:'], $rest);
+        'max-seconds:', 'quick', 'clients:', 'servers:', 'bench:', 'filter:'], $rest);
     if (isset($given['h']) || isset($given['help'])) {
         fwrite(STDOUT, WSB_USAGE);
         exit(0);
@@ -74,7 +75,11 @@ function wsb_options(): array
         'clients' => explode(',', $given['clients'] ?? implode(',', array_keys(WSB_CLIENTS))),
         'servers' => explode(',', $given['servers'] ?? 'native,php'),
         'bench' => $given['bench'] ?? dirname($given['server'] ?? '.') . '/bench',
+        'filter' => '#' . str_replace('#', '\\#', $given['filter'] ?? '') . '#',
     ];
+    if (@preg_match($options['filter'], '') === false) {
+        $fail('--filter is not a regular expression');
+    }
     if (array_diff($options['servers'], ['native', 'php']) !== []) {
         $fail('servers are native and php');
     }
@@ -195,6 +200,9 @@ function wsb_main(): int
                 $class = WSB_CLIENTS[$name][0];
                 foreach ($operations as [$operation, $label]) {
                     $case = wsb_case_name($stack, "php-$name", $operation, $label, $phase);
+                    if (!preg_match($options['filter'], $case)) {
+                        continue;
+                    }
                     for ($index = 0; $index < $repetitions; ++$index) {
                         try {
                             $times = $phase === 'steady'
@@ -214,8 +222,9 @@ function wsb_main(): int
             }
         }
         if ($php_server !== null && is_executable($options['bench'])) {
-            $rows = array_merge($rows, wsb_native_client_rows($options['bench'],
-                $php_server->address, $sizes, $repetitions, $options['calls']));
+            $rows = array_merge($rows, array_filter(wsb_native_client_rows($options['bench'],
+                $php_server->address, $sizes, $repetitions, $options['calls']),
+                fn (array $row) => preg_match($options['filter'], $row['name'])));
         }
     } finally {
         $php_server?->stop();

@@ -66,7 +66,7 @@ print(" ".join(sorted({"%s:%s:%s" % (r["name"].split("/")[2], r["name"].split("/
                        for r in rows})), len(rows))' "$dir/php.json")
 check "php-server rows: every PHP client operation verified but XML-RPC doubles; native xmlrpc only" \
   "$outcome" \
-  "native-json:get:closed native-json:ping:closed native-soap:get:closed native-soap:ping:closed native-xmlrpc:get:ok native-xmlrpc:ping:ok php-json:get:ok php-json:ping:ok php-json:receive:ok php-json:register:ok php-json:send:ok php-json:unregister:ok php-soap:get:ok php-soap:ping:ok php-soap:receive:ok php-soap:register:ok php-soap:send:ok php-soap:unregister:ok php-xmlrpc:get:double php-xmlrpc:get:ok php-xmlrpc:ping:ok php-xmlrpc:receive:ok php-xmlrpc:register:ok php-xmlrpc:send:ok php-xmlrpc:unregister:ok 75"
+  "native-json:get:closed native-json:ping:closed native-soap:get:closed native-soap:ping:closed native-xmlrpc:get:ok native-xmlrpc:ping:ok php-json:get:ok php-json:ping:ok php-json:receive:ok php-json:register:ok php-json:send:ok php-json:unregister:ok php-soap:get:ok php-soap:ping:ok php-soap:receive:ok php-soap:register:ok php-soap:send:ok php-soap:unregister:ok php-xml:get:ok php-xml:ping:ok php-xml:receive:ok php-xml:register:ok php-xml:send:ok php-xml:unregister:ok php-xmlrpc:get:double php-xmlrpc:get:ok php-xmlrpc:ping:ok php-xmlrpc:receive:ok php-xmlrpc:register:ok php-xmlrpc:send:ok php-xmlrpc:unregister:ok 97"
 
 # The PHP server's REST routes the clients do not call: echo and refusals.
 mkdir -p "$dir/data/payloads" "$dir/data/queues"
@@ -82,9 +82,19 @@ request() {
 body='{"objects":[{"id":1,"name":"a <b> & c","value":2.0,"active":true}]}'
 check "POST /echo" "$(request -H 'Content-Type: application/json' --data-binary "$body" \
   "http://127.0.0.1:$port/echo")" "${body}200"
-check "POST /echo, not JSON: 415" "$(request -H 'Content-Type: image/png' --data x \
-  "http://127.0.0.1:$port/echo")" "the PHP server's REST bodies are application/json
+xml_body='<?xml version="1.0"?>
+<strings xmlns="urn:wsbench:rest"><s>a &lt;b&gt; &amp; c</s><s>d</s></strings>'
+check "POST /echo XML" "$(curl -s -H 'Accept: application/xml' -H 'Content-Type: application/xml' \
+  --data-binary "$xml_body" "http://127.0.0.1:$port/echo")" "$xml_body"
+check "POST /echo XML, answered in JSON" "$(request -H 'Content-Type: application/xml' \
+  --data-binary "$xml_body" "http://127.0.0.1:$port/echo")" '{"strings":["a <b> & c","d"]}200'
+check "POST /echo, malformed XML: 400" "$(request -o /dev/null -H 'Content-Type: application/xml' \
+  --data-binary '<strings><s>' "http://127.0.0.1:$port/echo")" 400
+check "POST /echo, neither: 415" "$(request -H 'Content-Type: image/png' --data x \
+  "http://127.0.0.1:$port/echo")" "the PHP server's REST bodies are application/json, application/xml
 415"
+check "Accept: image/png: 406" \
+  "$(curl -s -o /dev/null -w '%{http_code}' -H 'Accept: image/png' "http://127.0.0.1:$port/ping")" 406
 check "GET /payloads/ints/5, not here: 404" \
   "$(request -o /dev/null "http://127.0.0.1:$port/payloads/ints/5")" 404
 check "DELETE /ping: 405" "$(request -o /dev/null -X DELETE "http://127.0.0.1:$port/ping")" 405

@@ -14,6 +14,7 @@
 declare(strict_types=1);
 
 require_once __DIR__ . '/replies.php';
+require_once __DIR__ . '/xml_bodies.php';
 
 abstract class WsbClient
 {
@@ -426,99 +427,15 @@ final class JsonRestClient extends RestClient
 final class XmlRestClient extends RestClient
 {
     protected const MEDIA_TYPE = 'application/xml';
-    private const NAMESPACE = 'urn:wsbench:rest';
 
     protected function decode(string $body): array
     {
-        $previous = libxml_use_internal_errors(true);
-        $root = simplexml_load_string($body, 'SimpleXMLElement', LIBXML_NONET);
-        libxml_use_internal_errors($previous);
-        if ($root === false) {
-            $error = libxml_get_last_error();
-            libxml_clear_errors();
-            throw new RuntimeException('XML reply does not parse: ' . ($error ? trim($error->message)
-                : substr($body, 0, 80)));
-        }
-        $kind = $root->getName();
-        switch ($kind) {
-            case 'text':
-                return ['text' => (string) $root];
-            case 'ints':
-                $values = [];
-                foreach ($root->i as $i) {
-                    $values[] = (int) $i;
-                }
-                return ['ints' => $values];
-            case 'strings':
-                $values = [];
-                foreach ($root->s as $s) {
-                    $values[] = (string) $s;
-                }
-                return ['strings' => $values];
-            case 'objects':
-                $values = [];
-                foreach ($root->object as $o) {
-                    $values[] = ['id' => (int) $o->id, 'name' => (string) $o->name,
-                        'value' => (float) $o->value, 'active' => (string) $o->active === 'true'];
-                }
-                return ['objects' => $values];
-            case 'message':
-                return ['message' => self::message($root)];
-            case 'messages':
-                $values = [];
-                foreach ($root->message as $m) {
-                    $values[] = self::message($m);
-                }
-                return ['messages' => $values];
-        }
-        throw new RuntimeException("XML reply of an unknown kind <$kind>");
+        return wsb_xml_decode($body);
     }
 
-    private static function message(SimpleXMLElement $m): array
-    {
-        $out = ['recipient' => (string) $m->recipient, 'sender' => (string) $m->sender,
-            'authToken' => (string) $m->authToken, 'timestamp' => (int) $m->timestamp];
-        if (isset($m->records)) {
-            $records = [];
-            foreach ($m->records->record as $r) {
-                $records[] = ['title' => (string) $r->title, 'author' => (string) $r->author,
-                    'body' => (string) $r->body, 'sequence' => (int) $r->sequence,
-                    'created' => (int) $r->created, 'priority' => (int) $r->priority,
-                    'category' => (int) $r->category, 'flags' => (int) $r->flags,
-                    'ttl' => (int) $r->ttl];
-            }
-            $out['records'] = $records;
-        }
-        if (isset($m->attachment)) {
-            $out['attachment'] = trim((string) $m->attachment);
-        }
-        return $out;
-    }
-
-    /** A message body {"message": ...} as the XML codec's <message>. */
     protected function encode(array $body): string
     {
-        $m = $body['message'];
-        $doc = new SimpleXMLElement('<message xmlns="' . self::NAMESPACE . '"/>');
-        // Property assignment escapes the text (addChild's value would not
-        // escape '&').
-        $doc->recipient = $m['recipient'];
-        $doc->sender = $m['sender'];
-        $doc->authToken = $m['authToken'];
-        $doc->timestamp = $m['timestamp'];
-        if (isset($m['records'])) {
-            $records = $doc->addChild('records');
-            foreach ($m['records'] as $r) {
-                $record = $records->addChild('record');
-                foreach ($r as $name => $value) {
-                    $record->$name = $value;
-                }
-            }
-        }
-        if (isset($m['attachment'])) {
-            $doc->attachment = $m['attachment'];
-        }
-        return $doc->asXML();
+        return wsb_xml_encode($body);
     }
 }
 

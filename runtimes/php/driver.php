@@ -19,9 +19,6 @@ require_once __DIR__ . '/runner.php';
 require_once __DIR__ . '/php_server.php';
 require_once __DIR__ . '/native_clients.php';
 
-/** The clients the PHP server serves. */
-const WSB_PHP_SERVER_CLIENTS = ['soap', 'xmlrpc', 'json'];
-
 const WSB_USAGE = <<<'TEXT'
 usage: driver.php --server PATH --payload-json PATH [--out FILE] [--repetitions N]
                   [--calls N] [--max-seconds S] [--quick] [--clients soap,xmlrpc,json,xml]
@@ -35,8 +32,7 @@ usage: driver.php --server PATH --payload-json PATH [--out FILE] [--repetitions 
   --quick         E3 at 200 and 3200 items only
   --clients       which clients (default: all four)
   --servers       native: wsbench-server's stacks; php: the PHP server (php -S
-                  server/router.php), called by the soap, xmlrpc and json clients
-                  (default: both)
+                  server/router.php) (default: both)
   --filter        run only the cases whose name matches this regular expression
   --bench         bench, whose native clients also call the PHP server
                   (default: the one beside --server; none if it is not there)
@@ -158,8 +154,7 @@ function wsb_context(array $extra): array
 
 /**
  * [row stack, client name, address] for each client and server: the native
- * stacks, then the PHP server (server/router.php), which serves the SOAP,
- * XML-RPC and REST JSON clients (its REST bodies are JSON only).
+ * stacks, then the PHP server (server/router.php), which serves them all.
  */
 function wsb_targets(array $options, array $endpoints, ?WsbPhpServer $php_server): array
 {
@@ -169,7 +164,7 @@ function wsb_targets(array $options, array $endpoints, ?WsbPhpServer $php_server
         $targets[] = [$stack, $name, $endpoints[$stack] ?? throw new RuntimeException("no $stack")];
     }
     if ($php_server !== null) {
-        foreach (array_intersect($options['clients'], WSB_PHP_SERVER_CLIENTS) as $name) {
+        foreach ($options['clients'] as $name) {
             $targets[] = ['php-server', $name, $php_server->address];
         }
     }

@@ -4,7 +4,7 @@
 // one port for the three protocols, on the native stacks' paths:
 //   SOAP     GET /?wsdl, GET /xop.xsd, POST /   SoapServer from the WSDL
 //   XML-RPC  POST /RPC2                         xmlrpc_server_create
-//   REST     /ping, /payloads/<label>, /echo, /queues[/<id>]   JSON bodies
+//   REST     /ping, /payloads/<label>, /echo, /queues[/<id>]   JSON or XML bodies
 // ping, get, and the queues (register, send, receive, unregister) on all
 // three; echo on REST. DIR (written by driver.php) holds the WSDL and XOP
 // schema the gsoap server published, the payloads as PHP files (one per
@@ -16,6 +16,7 @@ declare(strict_types=1);
 
 require_once __DIR__ . '/../clients.php';
 require_once __DIR__ . '/store.php';
+require_once __DIR__ . '/../xml_bodies.php';
 
 // Warnings go to the server's log, never into a reply.
 ini_set('display_errors', 'stderr');
@@ -190,26 +191,51 @@ function wsb_message_int64_as_ints(array $message): array
     return $message;
 }
 
+/** media type => [encode, decode] of the REST bodies the PHP server speaks. */
+function wsb_rest_formats(): array
+{
+    return [
+        'application/json' => [
+            fn (array $body) => json_encode($body, JSON_UNESCAPED_SLASHES
+                | JSON_UNESCAPED_UNICODE | JSON_PRESERVE_ZERO_FRACTION | JSON_THROW_ON_ERROR),
+            fn (string $text) => json_decode($text, true, 512, JSON_THROW_ON_ERROR),
+        ],
+        'application/xml' => ['wsb_xml_encode', 'wsb_xml_decode'],
+    ];
+}
+
 function wsb_serve_rest(WsbStore $store, string $path, string $method): void
 {
-    $json = 'application/json';
-    $accept = $_SERVER['HTTP_ACCEPT'] ?? '*/*';
-    if (!str_contains($accept, $json) && !str_contains($accept, '*/*')) {
-        wsb_reply(406, 'text/plain', "the PHP server's REST bodies are application/json\n");
+    $formats = wsb_rest_formats();
+    $names = implode(', ', array_keys($formats));
+    // The first type Accept names that the server speaks; JSON for */*.
+    $reply_type = null;
+    foreach (explode(',', $_SERVER['HTTP_ACCEPT'] ?? '*/*') as $range) {
+        $range = trim((string) strtok($range, ';'));
+        if (isset($formats[$range]) || $range === '*/*' || $range === 'application/*') {
+            $reply_type = isset($formats[$range]) ? $range : 'application/json';
+            break;
+        }
+    }
+    if ($reply_type === null) {
+        wsb_reply(406, 'text/plain', "the PHP server's REST bodies are $names\n");
         return;
     }
-    $send = fn (int $status, mixed $body) => wsb_reply($status, $json,
-        json_encode($body, JSON_UNESCAPED_SLASHES | JSON_UNESCAPED_UNICODE
-            | JSON_PRESERVE_ZERO_FRACTION));
-    $request_body = function () use ($json): ?array {
-        $type = $_SERVER['CONTENT_TYPE'] ?? '';
-        if (strtok($type, ';') !== $json) {
-            wsb_reply(415, 'text/plain', "the PHP server's REST bodies are $json\n");
+    $send = fn (int $status, array $body) => wsb_reply($status, $reply_type,
+        $formats[$reply_type][0]($body));
+    $request_body = function () use ($formats, $names): ?array {
+        $type = trim((string) strtok($_SERVER['CONTENT_TYPE'] ?? '', ';'));
+        if (!isset($formats[$type])) {
+            wsb_reply(415, 'text/plain', "the PHP server's REST bodies are $names\n");
             return null;
         }
-        $body = json_decode(file_get_contents('php://input'), true);
+        try {
+            $body = $formats[$type][1](file_get_contents('php://input'));
+        } catch (Exception $e) {
+            $body = null;
+        }
         if (!is_array($body) || count($body) !== 1) {
-            wsb_reply(400, 'text/plain', "the body is not a JSON payload\n");
+            wsb_reply(400, 'text/plain', "the body is not a $type payload\n");
             return null;
         }
         return $body;

@@ -182,7 +182,8 @@ final class CurlConnection
     private CurlHandle $handle;
     private string $location = '';
 
-    public function __construct(private string $base, array $headers)
+    /** @param array $headers sent with every request, unless request() names others */
+    public function __construct(private string $base, private array $headers)
     {
         $this->handle = curl_init();
         curl_setopt_array($this->handle, [
@@ -190,8 +191,6 @@ final class CurlConnection
             CURLOPT_TCP_NODELAY => true,
             CURLOPT_CONNECTTIMEOUT => 10,
             CURLOPT_TIMEOUT => 60,
-            // No "Expect: 100-continue" wait before a body over 1 KiB.
-            CURLOPT_HTTPHEADER => array_merge($headers, ['Expect:']),
             CURLOPT_HEADERFUNCTION => function ($handle, string $line): int {
                 if (stripos($line, 'location:') === 0) {
                     $this->location = trim(substr($line, 9));
@@ -214,9 +213,9 @@ final class CurlConnection
             curl_setopt($h, CURLOPT_POSTFIELDS, $body);
         }
         curl_setopt($h, CURLOPT_CUSTOMREQUEST, $method);
-        if ($headers !== []) {
-            curl_setopt($h, CURLOPT_HTTPHEADER, array_merge($headers, ['Expect:']));
-        }
+        // No "Expect: 100-continue" wait before a body over 1 KiB.
+        curl_setopt($h, CURLOPT_HTTPHEADER,
+            array_merge($headers === [] ? $this->headers : $headers, ['Expect:']));
         $reply = curl_exec($h);
         if ($reply === false) {
             throw new RuntimeException("$method $path: " . curl_error($h));

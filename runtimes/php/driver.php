@@ -178,6 +178,7 @@ function wsb_main(): int
     $operations = wsb_operations($sizes);
     $labels = array_values(array_unique(array_filter(array_column($operations, 1))));
     $payloads = wsb_catalogue($options['payload_json'], $labels);
+    // $server_out stays open: the server must not find its stdout closed.
     [$server, $endpoints, $server_out] = wsb_start_server($options['server']);
     $php_server = null;
     $rows = [];

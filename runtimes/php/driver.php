@@ -39,26 +39,47 @@ usage: driver.php --server PATH --payload-json PATH [--out FILE] [--repetitions 
 
 TEXT;
 
+/** --name VALUE, --name=VALUE and the flags --quick, --help; anything else is refused. */
+function wsb_parse_arguments(array $arguments, array $valued, array $flags, callable $fail): array
+{
+    $given = [];
+    for ($i = 0; $i < count($arguments); ++$i) {
+        if (!preg_match('/^--([a-z-]+)(?:=(.*))?$/s', $arguments[$i], $m)) {
+            $fail('unknown argument ' . $arguments[$i]);
+        }
+        $name = $m[1];
+        if (in_array($name, $flags, true) && !isset($m[2])) {
+            $value = true;
+        } elseif (!in_array($name, $valued, true)) {
+            $fail(in_array($name, $flags, true) ? "--$name takes no value" : "unknown option --$name");
+        } elseif (isset($m[2])) {
+            $value = $m[2];
+        } elseif ($i + 1 < count($arguments)) {
+            $value = $arguments[++$i];
+        } else {
+            $fail("--$name needs a value");
+        }
+        if (isset($given[$name])) {
+            $fail("--$name given twice");
+        }
+        $given[$name] = $value;
+    }
+    return $given;
+}
+
 function wsb_options(): array
 {
-    $given = getopt('h', ['help', 'server:', 'payload-json:', 'out:', 'repetitions:', 'calls:',
-        'max-seconds:', 'quick', 'clients:', 'servers:', 'bench:', 'filter:'], $rest);
-    if (isset($given['h']) || isset($given['help'])) {
-        fwrite(STDOUT, WSB_USAGE);
-        exit(0);
-    }
     global $argv;
     $fail = function (string $why): never {
         fwrite(STDERR, "driver.php: $why\n" . WSB_USAGE);
         exit(2);
     };
-    if ($rest < count($argv)) {
-        $fail('unknown argument ' . $argv[$rest]);
-    }
-    foreach ($given as $name => $value) {
-        if (is_array($value)) {
-            $fail("--$name given twice");
-        }
+    $given = wsb_parse_arguments(array_slice($argv, 1), ['server', 'payload-json', 'out',
+        'repetitions', 'calls', 'max-seconds', 'clients', 'servers', 'bench', 'filter'],
+        ['quick', 'help'], $fail);
+    if (isset($given['help'])) {
+        fwrite(STDOUT, WSB_USAGE);
+        exit(0);
     }
     $options = [
         'server' => $given['server'] ?? $fail('--server is required'),
@@ -75,6 +96,11 @@ function wsb_options(): array
     ];
     if (@preg_match($options['filter'], '') === false) {
         $fail('--filter is not a regular expression');
+    }
+    foreach (['server' => 'server', 'payload_json' => 'payload-json'] as $program => $flag) {
+        if (!is_file($options[$program]) || !is_executable($options[$program])) {
+            $fail("--$flag {$options[$program]} is not an executable file");
+        }
     }
     if (array_diff($options['servers'], ['native', 'php']) !== []) {
         $fail('servers are native and php');
@@ -245,4 +271,9 @@ function wsb_main(): int
     return 0;
 }
 
-exit(wsb_main());
+try {
+    exit(wsb_main());
+} catch (Throwable $e) {
+    fwrite(STDERR, 'driver.php: ' . $e->getMessage() . "\n");
+    exit(1);
+}

@@ -2,6 +2,9 @@
 # wsbench builds against, only those missing, so a second run does nothing.
 # shellcheck shell=bash
 
+# PHP 8.2 and the extensions runtimes/php uses (wsbench_ensure_php).
+WSBENCH_PHP_PACKAGES=(php8.2-cli php8.2-soap php8.2-xml php8.2-curl php8.2-xmlrpc)
+
 WSBENCH_PACKAGES=(
   g++ cmake ninja-build pkgconf python3 python3-venv curl
   gsoap libgsoap-dev
@@ -13,6 +16,7 @@ WSBENCH_PACKAGES=(
   wrk nginx-light
   libsqlite3-dev wamerican
   iproute2
+  "${WSBENCH_PHP_PACKAGES[@]}"
 )
 
 # wsbench_ensure_packages [extra packages...]
@@ -31,6 +35,15 @@ wsbench_ensure_packages() {
   echo "wsbench: installing ${missing[*]}"
   export DEBIAN_FRONTEND=noninteractive
   apt-get update -qq && apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+}
+
+# wsbench_ensure_php: the PHP packages alone, then a check that the
+# extensions load; fails with the reason when either is not possible.
+wsbench_ensure_php() {
+  local WSBENCH_PACKAGES=()
+  wsbench_ensure_packages "${WSBENCH_PHP_PACKAGES[@]}" || return 1
+  php -r 'foreach (["soap", "xmlrpc", "curl", "simplexml", "json"] as $e)
+            if (!extension_loaded($e)) { fwrite(STDERR, "php: no $e extension\n"); exit(1); }'
 }
 
 # wsbench_build <preset>: configure once, then build incrementally.

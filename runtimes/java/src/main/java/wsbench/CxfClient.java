@@ -96,12 +96,7 @@ final class CxfClient implements Client {
     if (r.getObjects() != null) {
       out.objects = new ArrayList<>();
       for (wsbench.soap.Object o : r.getObjects().getObject()) {
-        final Model.Obj obj = new Model.Obj();
-        obj.id = o.getId();
-        obj.name = o.getName();
-        obj.value = o.getValue();
-        obj.active = o.isActive();
-        out.objects.add(obj);
+        out.objects.add(Model.Obj.of(o.getId(), o.getName(), o.getValue(), o.isActive()));
       }
     }
     if (r.getMessage() != null) out.message = message(r.getMessage());
@@ -124,17 +119,10 @@ final class CxfClient implements Client {
     out.timestamp = m.getTimestamp();
     out.records = new ArrayList<>();
     for (Record r : m.getRecord()) {
-      final Model.Rec rec = new Model.Rec();
-      rec.title = r.getTitle();
-      rec.author = r.getAuthor();
-      rec.body = r.getBody();
-      rec.sequence = r.getSequence();
-      rec.created = r.getCreated();
-      rec.priority = r.getPriority();
-      rec.category = r.getCategory();
-      rec.flags = r.getFlags();
-      rec.ttl = r.getTtl();
-      out.records.add(rec);
+      out.records.add(
+          Model.Rec.of(
+              r.getTitle(), r.getAuthor(), r.getBody(), r.getSequence(), r.getCreated(),
+              r.getPriority(), r.getCategory(), r.getFlags(), r.getTtl()));
     }
     out.attachment = m.getAttachment();
     return out;

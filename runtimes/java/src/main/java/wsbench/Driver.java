@@ -88,6 +88,12 @@ public final class Driver implements Callable<Integer> {
   boolean quick;
 
   @Option(
+      names = "--operations",
+      split = ",",
+      description = "only these, e.g. ping,get/ints/3200,send/message-a/100 (default: all)")
+  List<String> operations;
+
+  @Option(
       names = "--cold-operations",
       split = ",",
       description = "operations with cold and warmup rows (default: all; each row is a JVM)")
@@ -122,7 +128,11 @@ public final class Driver implements Callable<Integer> {
       throw new CommandLine.ParameterException(
           new CommandLine(this), "repetitions and calls at least 1, warm-up calls at least 0");
 
-    final List<Operation> ops = Operation.all(quick);
+    final List<Operation> ops = new ArrayList<>();
+    for (Operation op : Operation.all(quick))
+      if (operations == null || operations.contains(op.path())) ops.add(op);
+    if (ops.isEmpty())
+      throw new CommandLine.ParameterException(new CommandLine(this), "no such operations");
     final Catalogue catalogue = new Catalogue(payloadJson, labels(ops));
     final ArrayNode rows = Catalogue.MAPPER.createArrayNode();
     final Process process = new ProcessBuilder(server).redirectError(ProcessBuilder.Redirect.INHERIT).start();
@@ -307,12 +317,7 @@ public final class Driver implements Callable<Integer> {
     final double mean = sum / n;
     final double median =
         n % 2 == 1 ? ordered[n / 2] : (ordered[n / 2 - 1] + ordered[n / 2]) / 2.0;
-    final ObjectNode out = Catalogue.MAPPER.createObjectNode();
-    out.put("name", name);
-    out.put("run_name", name);
-    out.put("run_type", "iteration");
-    out.put("repetitions", repetitions);
-    out.put("repetition_index", index);
+    final ObjectNode out = rowHead(name, index);
     out.put("threads", 1);
     out.put("iterations", n);
     out.put("real_time", mean);
@@ -328,14 +333,19 @@ public final class Driver implements Callable<Integer> {
   }
 
   private ObjectNode errorRow(String name, int index, Throwable e) {
+    final ObjectNode out = rowHead(name, index);
+    out.put("error_occurred", true);
+    out.put("error_message", e.getMessage() != null ? e.getMessage() : e.toString());
+    return out;
+  }
+
+  private ObjectNode rowHead(String name, int index) {
     final ObjectNode out = Catalogue.MAPPER.createObjectNode();
     out.put("name", name);
     out.put("run_name", name);
     out.put("run_type", "iteration");
     out.put("repetitions", repetitions);
     out.put("repetition_index", index);
-    out.put("error_occurred", true);
-    out.put("error_message", e.getMessage() != null ? e.getMessage() : e.toString());
     return out;
   }
 

@@ -117,7 +117,7 @@ final class JerseyClient implements Client {
     else if (reply instanceof XmlBodies.Objects) {
       out.objects = new ArrayList<>();
       for (XmlBodies.Obj o : ((XmlBodies.Objects) reply).values)
-        out.objects.add(object(o.id, o.name, o.value, o.active));
+        out.objects.add(Model.Obj.of(o.id, o.name, o.value, o.active));
     } else {
       final Wsbench.Response r = (Wsbench.Response) reply;
       switch (r.getPayloadCase()) {
@@ -130,7 +130,7 @@ final class JerseyClient implements Client {
         case OBJECTS:
           out.objects = new ArrayList<>();
           for (Wsbench.Object o : r.getObjects().getValuesList())
-            out.objects.add(object(o.getId(), o.getName(), o.getValue(), o.getActive()));
+            out.objects.add(Model.Obj.of(o.getId(), o.getName(), o.getValue(), o.getActive()));
           break;
         case MESSAGE:
           out.message = message(r.getMessage());
@@ -194,14 +194,6 @@ final class JerseyClient implements Client {
           what + ": HTTP " + r.getStatus() + ", want " + status.getStatusCode());
   }
 
-  private static Model.Obj object(int id, String name, double value, boolean active) {
-    final Model.Obj out = new Model.Obj();
-    out.id = id;
-    out.name = name;
-    out.value = value;
-    out.active = active;
-    return out;
-  }
 
   private static XmlBodies.Message xmlMessage(Model.Msg m) {
     final XmlBodies.Message out = new XmlBodies.Message();
@@ -239,7 +231,7 @@ final class JerseyClient implements Client {
     if (m.records != null) {
       for (XmlBodies.Rec r : m.records)
         out.records.add(
-            record(
+            Model.Rec.of(
                 r.title, r.author, r.body, r.sequence, r.created, r.priority, r.category,
                 r.flags, r.ttl));
     }
@@ -283,7 +275,7 @@ final class JerseyClient implements Client {
       if (r.getTtl() != (short) r.getTtl())
         throw new IllegalStateException("record ttl " + r.getTtl() + " is not a 16-bit value");
       out.records.add(
-          record(
+          Model.Rec.of(
               r.getTitle(), r.getAuthor(), r.getBody(), r.getSequence(), r.getCreated(),
               r.getPriority(), r.getCategory(), r.getFlags(), (short) r.getTtl()));
     }
@@ -291,26 +283,4 @@ final class JerseyClient implements Client {
     return out;
   }
 
-  private static Model.Rec record(
-      String title,
-      String author,
-      String body,
-      long sequence,
-      long created,
-      int priority,
-      int category,
-      int flags,
-      short ttl) {
-    final Model.Rec out = new Model.Rec();
-    out.title = title;
-    out.author = author;
-    out.body = body;
-    out.sequence = sequence;
-    out.created = created;
-    out.priority = priority;
-    out.category = category;
-    out.flags = flags;
-    out.ttl = ttl;
-    return out;
-  }
 }

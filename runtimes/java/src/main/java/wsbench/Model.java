@@ -27,6 +27,15 @@ public final class Model {
     public String name;
     public double value;
     public boolean active;
+
+    static Obj of(int id, String name, double value, boolean active) {
+      final Obj out = new Obj();
+      out.id = id;
+      out.name = name;
+      out.value = value;
+      out.active = active;
+      return out;
+    }
   }
 
   /** records and attachment are absent when empty, as the json codec writes them. */
@@ -50,5 +59,28 @@ public final class Model {
     public int category;
     public int flags;
     public short ttl;
+
+    static Rec of(
+        String title,
+        String author,
+        String body,
+        long sequence,
+        long created,
+        int priority,
+        int category,
+        int flags,
+        short ttl) {
+      final Rec out = new Rec();
+      out.title = title;
+      out.author = author;
+      out.body = body;
+      out.sequence = sequence;
+      out.created = created;
+      out.priority = priority;
+      out.category = category;
+      out.flags = flags;
+      out.ttl = ttl;
+      return out;
+    }
   }
 }

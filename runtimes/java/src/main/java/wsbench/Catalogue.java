@@ -11,6 +11,7 @@ import java.util.HashMap;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * The payload catalogue as tests/payload_json prints it (the json codec's bodies), and the deep
@@ -23,6 +24,7 @@ final class Catalogue {
   static final ObjectMapper MAPPER = new ObjectMapper();
 
   private final Map<String, JsonNode> bodies = new HashMap<>();
+  private final Map<String, Model.Body> models = new ConcurrentHashMap<>();
 
   Catalogue(String payloadJson, List<String> labels) throws IOException, InterruptedException {
     if (labels.isEmpty()) return;
@@ -50,8 +52,27 @@ final class Catalogue {
     return out;
   }
 
-  Model.Msg message(String label) throws IOException {
-    return MAPPER.treeToValue(body(label).get("message"), Model.Msg.class);
+  /** The payload bound to the model, once; null if the catalogue does not hold it. */
+  Model.Body model(String label) {
+    final JsonNode body = bodies.get(label);
+    if (body == null) return null;
+    return models.computeIfAbsent(
+        label,
+        l -> {
+          try {
+            return MAPPER.treeToValue(body, Model.Body.class);
+          } catch (IOException e) {
+            throw new IllegalArgumentException(
+                "the catalogue's " + l + " does not bind: " + e.getMessage(), e);
+          }
+        });
+  }
+
+  Model.Msg message(String label) {
+    final Model.Body body = model(label);
+    if (body == null || body.message == null)
+      throw new IllegalArgumentException("no message in the catalogue: " + label);
+    return body.message;
   }
 
   /** The first place where got differs from want, or null. */

@@ -20,6 +20,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 import picocli.CommandLine;
@@ -99,6 +100,11 @@ public final class Driver implements Callable<Integer> {
       description = "operations with cold and warmup rows (default: all; each row is a JVM)")
   List<String> coldOperations;
 
+  @Option(
+      names = "--java-server",
+      description = "also serve the operations from a Java server (CXF, Jersey) and call it")
+  boolean javaServer;
+
   @Option(names = "--cold-call", arity = "3", hidden = true)
   List<String> coldCall;
 
@@ -135,38 +141,31 @@ public final class Driver implements Callable<Integer> {
       throw new CommandLine.ParameterException(new CommandLine(this), "no such operations");
     final Catalogue catalogue = new Catalogue(payloadJson, labels(ops));
     final ArrayNode rows = Catalogue.MAPPER.createArrayNode();
-    final Process process = new ProcessBuilder(server).redirectError(ProcessBuilder.Redirect.INHERIT).start();
+    final Process process =
+        new ProcessBuilder(server).redirectError(ProcessBuilder.Redirect.INHERIT).start();
     try {
-      final Map<String, String> endpoints = endpoints(process);
-      for (String name : clients)
-        for (Operation op : ops)
-          for (int i = 0; i < repetitions; ++i) {
-            final String caseName = caseName(name, op, "steady");
-            try {
-              rows.add(row(caseName, i, steady(name, endpoints.get(STACKS.get(name)), op, catalogue)));
-            } catch (Exception | LinkageError e) {
-              rows.add(errorRow(caseName, i, e));
-            }
-            progress(caseName, i);
-          }
-      for (String name : clients)
-        for (Operation op : ops)
-          for (int i = 0; i < repetitions; ++i) {
-            if (coldOperations != null && !coldOperations.contains(op.kind.name)) continue;
-            try {
-              final long[] times = cold(name, endpoints.get(STACKS.get(name)), op);
-              rows.add(row(caseName(name, op, "cold"), i, Arrays.copyOf(times, 1)));
-              if (times.length > 1)
-                rows.add(
-                    row(caseName(name, op, "warmup"), i, Arrays.copyOfRange(times, 1, times.length)));
-            } catch (Exception | LinkageError e) {
-              rows.add(errorRow(caseName(name, op, "cold"), i, e));
-            }
-            progress(caseName(name, op, "cold"), i);
-          }
+      final Map<String, String> endpoints = endpoints(process, STACKS.values());
+      measure(rows, clients, ops, catalogue, c -> endpoints.get(STACKS.get(c)),
+          c -> "rtt/" + STACKS.get(c) + "/java-" + c);
     } finally {
-      process.destroy();
-      if (!process.waitFor(30, TimeUnit.SECONDS)) process.destroyForcibly();
+      stop(process);
+    }
+    if (javaServer) {
+      final List<String> command = javaCommand(JavaServer.class);
+      command.add(payloadJson);
+      command.addAll(labels(ops));
+      final Process java = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT).start();
+      try {
+        final Map<String, String> endpoints = endpoints(java, List.of("java-soap", "java-rest"));
+        final List<String> served = new ArrayList<>();
+        for (String c : clients) if (!c.equals("xmlrpc")) served.add(c);
+        measure(rows, served, ops, catalogue,
+            c -> endpoints.get(c.equals("cxf") ? "java-soap" : "java-rest"),
+            c -> "rtt/java-server/java-" + c);
+      } finally {
+        java.getOutputStream().close(); // its signal to stop
+        stop(java);
+      }
     }
 
     final ObjectNode result = Catalogue.MAPPER.createObjectNode();
@@ -177,6 +176,56 @@ public final class Driver implements Callable<Integer> {
     else System.out.println(text);
     for (var r : rows) if (r.has("error_occurred")) return 1;
     return 0;
+  }
+
+  /** Steady, then cold and warm-up rows of `names` against the address each maps to. */
+  private void measure(
+      ArrayNode rows,
+      List<String> names,
+      List<Operation> ops,
+      Catalogue catalogue,
+      Function<String, String> address,
+      Function<String, String> prefix) {
+    for (String name : names)
+      for (Operation op : ops)
+        for (int i = 0; i < repetitions; ++i) {
+          final String caseName = prefix.apply(name) + "/" + op.path() + "/steady";
+          try {
+            rows.add(row(caseName, i, steady(name, address.apply(name), op, catalogue)));
+          } catch (Exception | LinkageError e) {
+            rows.add(errorRow(caseName, i, e));
+          }
+          progress(caseName, i);
+        }
+    for (String name : names)
+      for (Operation op : ops)
+        for (int i = 0; i < repetitions; ++i) {
+          if (coldOperations != null && !coldOperations.contains(op.kind.name)) continue;
+          final String caseName = prefix.apply(name) + "/" + op.path();
+          try {
+            final long[] times = cold(name, address.apply(name), op);
+            rows.add(row(caseName + "/cold", i, Arrays.copyOf(times, 1)));
+            if (times.length > 1)
+              rows.add(row(caseName + "/warmup", i, Arrays.copyOfRange(times, 1, times.length)));
+          } catch (Exception | LinkageError e) {
+            rows.add(errorRow(caseName + "/cold", i, e));
+          }
+          progress(caseName + "/cold", i);
+        }
+  }
+
+  private static void stop(Process process) throws InterruptedException {
+    process.destroy();
+    if (!process.waitFor(30, TimeUnit.SECONDS)) process.destroyForcibly();
+  }
+
+  /** `java` with this JVM's flags and class path, running `main`'s class. */
+  private static List<String> javaCommand(Class<?> main) {
+    final List<String> command = new ArrayList<>();
+    command.add(Paths.get(System.getProperty("java.home"), "bin", "java").toString());
+    command.addAll(ManagementFactory.getRuntimeMXBean().getInputArguments());
+    command.addAll(List.of("-cp", System.getProperty("java.class.path"), main.getName()));
+    return command;
   }
 
   static Client make(String name, String address) throws Exception {
@@ -218,12 +267,9 @@ public final class Driver implements Callable<Integer> {
 
   /** A fresh JVM's first call (ns, client construction included), then its warm-up calls. */
   private long[] cold(String name, String address, Operation op) throws Exception {
-    final List<String> command = new ArrayList<>();
-    command.add(Paths.get(System.getProperty("java.home"), "bin", "java").toString());
-    command.addAll(ManagementFactory.getRuntimeMXBean().getInputArguments());
+    final List<String> command = javaCommand(Driver.class);
     command.addAll(
         List.of(
-            "-cp", System.getProperty("java.class.path"), Driver.class.getName(),
             "--payload-json", payloadJson,
             "--warmup-calls", Integer.toString(warmupCalls),
             "--warmup-seconds", Double.toString(warmupSeconds),
@@ -291,17 +337,15 @@ public final class Driver implements Callable<Integer> {
     return out;
   }
 
-  private static String caseName(String client, Operation op, String phase) {
-    return "rtt/" + STACKS.get(client) + "/java-" + client + "/" + op.path() + "/" + phase;
-  }
 
-  private static Map<String, String> endpoints(Process process) throws IOException {
+  private static Map<String, String> endpoints(Process process, java.util.Collection<String> wanted)
+      throws IOException {
     final BufferedReader lines =
         new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
     final Map<String, String> out = new HashMap<>();
-    while (!out.keySet().containsAll(STACKS.values())) {
+    while (!out.keySet().containsAll(wanted)) {
       final String line = lines.readLine();
-      if (line == null) throw new IOException("wsbench-server exited before printing its endpoints");
+      if (line == null) throw new IOException("the server exited before printing its endpoints");
       final String[] fields = line.strip().split("\\s+");
       if (fields.length == 2) out.put(fields[0], fields[1]);
     }

@@ -1,12 +1,11 @@
 package wsbench;
 
-import com.google.protobuf.ByteString;
 import jakarta.ws.rs.client.ClientBuilder;
 import jakarta.ws.rs.client.Entity;
 import jakarta.ws.rs.client.WebTarget;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
-import java.util.ArrayList;
+import java.net.URI;
 import java.util.List;
 import org.glassfish.jersey.jackson.JacksonFeature;
 import wsbench.rest.XmlBodies;
@@ -56,10 +55,12 @@ final class JerseyClient implements Client {
   public String register() {
     try (Response r = base.path("queues").request().post(null)) {
       expect(r, Response.Status.CREATED, "POST /queues");
-      final String location = r.getHeaderString("Location");
-      if (location == null || !location.startsWith("/queues/"))
+      // Relative (beast) or absolute (JAX-RS servers): the path names the queue.
+      final URI location = r.getLocation();
+      final String path = location == null ? null : location.getPath();
+      if (path == null || !path.startsWith("/queues/") || path.length() == "/queues/".length())
         throw new IllegalStateException("POST /queues: Location " + location);
-      return location.substring("/queues/".length());
+      return path.substring("/queues/".length());
     }
   }
 
@@ -71,9 +72,9 @@ final class JerseyClient implements Client {
         body.message = m;
         return body;
       case XML:
-        return xmlMessage(m);
+        return Bindings.xmlMessage(m);
       default:
-        return Wsbench.Response.newBuilder().setMessage(protobufMessage(m)).build();
+        return Wsbench.Response.newBuilder().setMessage(Bindings.protobufMessage(m)).build();
     }
   }
 
@@ -103,61 +104,21 @@ final class JerseyClient implements Client {
 
   @Override
   public String text(Object reply) {
-    if (reply instanceof Model.Body) return ((Model.Body) reply).text;
-    if (reply instanceof XmlBodies.Text) return ((XmlBodies.Text) reply).value;
-    return ((Wsbench.Response) reply).getText();
+    return body(reply).text;
   }
 
   @Override
   public Model.Body body(Object reply) {
     if (reply instanceof Model.Body) return (Model.Body) reply;
-    final Model.Body out = new Model.Body();
-    if (reply instanceof XmlBodies.Ints) out.ints = ((XmlBodies.Ints) reply).values;
-    else if (reply instanceof XmlBodies.Strings) out.strings = ((XmlBodies.Strings) reply).values;
-    else if (reply instanceof XmlBodies.Objects) {
-      out.objects = new ArrayList<>();
-      for (XmlBodies.Obj o : ((XmlBodies.Objects) reply).values)
-        out.objects.add(Model.Obj.of(o.id, o.name, o.value, o.active));
-    } else {
-      final Wsbench.Response r = (Wsbench.Response) reply;
-      switch (r.getPayloadCase()) {
-        case INTS:
-          out.ints = r.getInts().getValuesList();
-          break;
-        case STRINGS:
-          out.strings = r.getStrings().getValuesList();
-          break;
-        case OBJECTS:
-          out.objects = new ArrayList<>();
-          for (Wsbench.Object o : r.getObjects().getValuesList())
-            out.objects.add(Model.Obj.of(o.getId(), o.getName(), o.getValue(), o.getActive()));
-          break;
-        case MESSAGE:
-          out.message = message(r.getMessage());
-          break;
-        case TEXT:
-          out.text = r.getText();
-          break;
-        default:
-          break;
-      }
-    }
-    return out;
+    if (reply instanceof Wsbench.Response) return Bindings.fromProtobuf((Wsbench.Response) reply);
+    return Bindings.fromXml(reply);
   }
 
   @Override
   public List<Model.Msg> messages(Object reply) {
-    if (reply instanceof Model.Body) return ((Model.Body) reply).messages;
-    final List<Model.Msg> out = new ArrayList<>();
-    if (reply instanceof XmlBodies.Messages) {
-      for (XmlBodies.Message m : ((XmlBodies.Messages) reply).values) out.add(message(m));
-    } else {
-      final Wsbench.Response r = (Wsbench.Response) reply;
-      if (r.getPayloadCase() != Wsbench.Response.PayloadCase.MESSAGES)
-        throw new IllegalStateException("GET /queues/{id} answered " + r.getPayloadCase());
-      for (Wsbench.Message m : r.getMessages().getMessagesList()) out.add(message(m));
-    }
-    return out;
+    final Model.Body body = body(reply);
+    if (body.messages == null) throw new IllegalStateException("GET /queues/{id}: no message list");
+    return body.messages;
   }
 
   @Override
@@ -193,94 +154,4 @@ final class JerseyClient implements Client {
       throw new IllegalStateException(
           what + ": HTTP " + r.getStatus() + ", want " + status.getStatusCode());
   }
-
-
-  private static XmlBodies.Message xmlMessage(Model.Msg m) {
-    final XmlBodies.Message out = new XmlBodies.Message();
-    out.recipient = m.recipient;
-    out.sender = m.sender;
-    out.authToken = m.authToken;
-    out.timestamp = m.timestamp;
-    if (m.records != null && !m.records.isEmpty()) {
-      out.records = new ArrayList<>();
-      for (Model.Rec r : m.records) {
-        final XmlBodies.Rec rec = new XmlBodies.Rec();
-        rec.title = r.title;
-        rec.author = r.author;
-        rec.body = r.body;
-        rec.sequence = r.sequence;
-        rec.created = r.created;
-        rec.priority = r.priority;
-        rec.category = r.category;
-        rec.flags = r.flags;
-        rec.ttl = r.ttl;
-        out.records.add(rec);
-      }
-    }
-    if (m.attachment != null && m.attachment.length > 0) out.attachment = m.attachment;
-    return out;
-  }
-
-  private static Model.Msg message(XmlBodies.Message m) {
-    final Model.Msg out = new Model.Msg();
-    out.recipient = m.recipient;
-    out.sender = m.sender;
-    out.authToken = m.authToken;
-    out.timestamp = m.timestamp;
-    out.records = new ArrayList<>();
-    if (m.records != null) {
-      for (XmlBodies.Rec r : m.records)
-        out.records.add(
-            Model.Rec.of(
-                r.title, r.author, r.body, r.sequence, r.created, r.priority, r.category,
-                r.flags, r.ttl));
-    }
-    out.attachment = m.attachment;
-    return out;
-  }
-
-  private static Wsbench.Message protobufMessage(Model.Msg m) {
-    final Wsbench.Message.Builder out =
-        Wsbench.Message.newBuilder()
-            .setRecipient(m.recipient)
-            .setSender(m.sender)
-            .setAuthToken(m.authToken)
-            .setTimestamp(m.timestamp);
-    if (m.records != null) {
-      for (Model.Rec r : m.records)
-        out.addRecords(
-            Wsbench.Record.newBuilder()
-                .setTitle(r.title)
-                .setAuthor(r.author)
-                .setBody(r.body)
-                .setSequence(r.sequence)
-                .setCreated(r.created)
-                .setPriority(r.priority)
-                .setCategory(r.category)
-                .setFlags(r.flags)
-                .setTtl(r.ttl));
-    }
-    if (m.attachment != null) out.setAttachment(ByteString.copyFrom(m.attachment));
-    return out.build();
-  }
-
-  private static Model.Msg message(Wsbench.Message m) {
-    final Model.Msg out = new Model.Msg();
-    out.recipient = m.getRecipient();
-    out.sender = m.getSender();
-    out.authToken = m.getAuthToken();
-    out.timestamp = m.getTimestamp();
-    out.records = new ArrayList<>();
-    for (Wsbench.Record r : m.getRecordsList()) {
-      if (r.getTtl() != (short) r.getTtl())
-        throw new IllegalStateException("record ttl " + r.getTtl() + " is not a 16-bit value");
-      out.records.add(
-          Model.Rec.of(
-              r.getTitle(), r.getAuthor(), r.getBody(), r.getSequence(), r.getCreated(),
-              r.getPriority(), r.getCategory(), r.getFlags(), (short) r.getTtl()));
-    }
-    out.attachment = m.getAttachment().toByteArray();
-    return out;
-  }
-
 }

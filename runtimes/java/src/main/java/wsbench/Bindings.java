@@ -41,7 +41,8 @@ final class Bindings {
         out.getRecord().add(rec);
       }
     }
-    if (m.attachment != null && m.attachment.length > 0) out.setAttachment(m.attachment);
+    if (m.attachment != null && m.attachment.length > 0)
+      out.setAttachment(m.attachment);
     return out;
   }
 
@@ -53,25 +54,27 @@ final class Bindings {
     out.timestamp = m.getTimestamp();
     out.records = new ArrayList<>();
     for (Record r : m.getRecord())
-      out.records.add(
-          Model.Rec.of(
-              r.getTitle(), r.getAuthor(), r.getBody(), r.getSequence(), r.getCreated(),
-              r.getPriority(), r.getCategory(), r.getFlags(), r.getTtl()));
+      out.records.add(Model.Rec.of(r.getTitle(), r.getAuthor(), r.getBody(), r.getSequence(),
+          r.getCreated(), r.getPriority(), r.getCategory(), r.getFlags(), r.getTtl()));
     out.attachment = m.getAttachment();
     return out;
   }
 
   static Model.Body fromSoap(GetResponse r) {
     final Model.Body out = new Model.Body();
-    if (r.getInts() != null) out.ints = r.getInts().getItem();
-    if (r.getStrings() != null) out.strings = r.getStrings().getItem();
+    if (r.getInts() != null)
+      out.ints = r.getInts().getItem();
+    if (r.getStrings() != null)
+      out.strings = r.getStrings().getItem();
     if (r.getObjects() != null) {
       out.objects = new ArrayList<>();
       for (wsbench.soap.Object o : r.getObjects().getObject())
         out.objects.add(Model.Obj.of(o.getId(), o.getName(), o.getValue(), o.isActive()));
     }
-    if (r.getMessage() != null) out.message = fromSoap(r.getMessage());
-    if (r.getText() != null) out.text = r.getText();
+    if (r.getMessage() != null)
+      out.message = fromSoap(r.getMessage());
+    if (r.getText() != null)
+      out.text = r.getText();
     return out;
   }
 
@@ -96,8 +99,10 @@ final class Bindings {
         out.getObjects().getObject().add(obj);
       }
     }
-    if (body.message != null) out.setMessage(soapMessage(body.message));
-    if (body.text != null) out.setText(body.text);
+    if (body.message != null)
+      out.setMessage(soapMessage(body.message));
+    if (body.text != null)
+      out.setText(body.text);
     return out;
   }
 
@@ -125,7 +130,8 @@ final class Bindings {
         out.records.add(rec);
       }
     }
-    if (m.attachment != null && m.attachment.length > 0) out.attachment = m.attachment;
+    if (m.attachment != null && m.attachment.length > 0)
+      out.attachment = m.attachment;
     return out;
   }
 
@@ -138,10 +144,8 @@ final class Bindings {
     out.records = new ArrayList<>();
     if (m.records != null) {
       for (XmlBodies.Rec r : m.records)
-        out.records.add(
-            Model.Rec.of(
-                r.title, r.author, r.body, r.sequence, r.created, r.priority, r.category,
-                r.flags, r.ttl));
+        out.records.add(Model.Rec.of(r.title, r.author, r.body, r.sequence, r.created, r.priority,
+            r.category, r.flags, r.ttl));
     }
     out.attachment = m.attachment;
     return out;
@@ -150,9 +154,12 @@ final class Bindings {
   /** A REST XML body (any root class of XmlBodies) in the json codec's shape. */
   static Model.Body fromXml(Object reply) {
     final Model.Body out = new Model.Body();
-    if (reply instanceof XmlBodies.Text) out.text = ((XmlBodies.Text) reply).value;
-    else if (reply instanceof XmlBodies.Ints) out.ints = ((XmlBodies.Ints) reply).values;
-    else if (reply instanceof XmlBodies.Strings) out.strings = ((XmlBodies.Strings) reply).values;
+    if (reply instanceof XmlBodies.Text)
+      out.text = ((XmlBodies.Text) reply).value;
+    else if (reply instanceof XmlBodies.Ints)
+      out.ints = ((XmlBodies.Ints) reply).values;
+    else if (reply instanceof XmlBodies.Strings)
+      out.strings = ((XmlBodies.Strings) reply).values;
     else if (reply instanceof XmlBodies.Objects) {
       out.objects = new ArrayList<>();
       for (XmlBodies.Obj o : ((XmlBodies.Objects) reply).values)
@@ -162,7 +169,8 @@ final class Bindings {
     else if (reply instanceof XmlBodies.Messages) {
       out.messages = new ArrayList<>();
       for (XmlBodies.Message m : ((XmlBodies.Messages) reply).values) out.messages.add(fromXml(m));
-    } else throw new IllegalArgumentException("not a REST XML body: " + reply);
+    } else
+      throw new IllegalArgumentException("not a REST XML body: " + reply);
     return out;
   }
 
@@ -195,7 +203,8 @@ final class Bindings {
       }
       return out;
     }
-    if (body.message != null) return xmlMessage(body.message);
+    if (body.message != null)
+      return xmlMessage(body.message);
     if (body.messages != null) {
       final XmlBodies.Messages out = new XmlBodies.Messages();
       for (Model.Msg m : body.messages) out.values.add(xmlMessage(m));
@@ -207,27 +216,26 @@ final class Bindings {
   // Protocol Buffers (src/rest/wsbench.proto).
 
   static Wsbench.Message protobufMessage(Model.Msg m) {
-    final Wsbench.Message.Builder out =
-        Wsbench.Message.newBuilder()
-            .setRecipient(m.recipient)
-            .setSender(m.sender)
-            .setAuthToken(m.authToken)
-            .setTimestamp(m.timestamp);
+    final Wsbench.Message.Builder out = Wsbench.Message.newBuilder()
+                                            .setRecipient(m.recipient)
+                                            .setSender(m.sender)
+                                            .setAuthToken(m.authToken)
+                                            .setTimestamp(m.timestamp);
     if (m.records != null) {
       for (Model.Rec r : m.records)
-        out.addRecords(
-            Wsbench.Record.newBuilder()
-                .setTitle(r.title)
-                .setAuthor(r.author)
-                .setBody(r.body)
-                .setSequence(r.sequence)
-                .setCreated(r.created)
-                .setPriority(r.priority)
-                .setCategory(r.category)
-                .setFlags(r.flags)
-                .setTtl(r.ttl));
+        out.addRecords(Wsbench.Record.newBuilder()
+                           .setTitle(r.title)
+                           .setAuthor(r.author)
+                           .setBody(r.body)
+                           .setSequence(r.sequence)
+                           .setCreated(r.created)
+                           .setPriority(r.priority)
+                           .setCategory(r.category)
+                           .setFlags(r.flags)
+                           .setTtl(r.ttl));
     }
-    if (m.attachment != null) out.setAttachment(ByteString.copyFrom(m.attachment));
+    if (m.attachment != null)
+      out.setAttachment(ByteString.copyFrom(m.attachment));
     return out.build();
   }
 
@@ -241,10 +249,8 @@ final class Bindings {
     for (Wsbench.Record r : m.getRecordsList()) {
       if (r.getTtl() != (short) r.getTtl())
         throw new IllegalArgumentException("record ttl " + r.getTtl() + " is not a 16-bit value");
-      out.records.add(
-          Model.Rec.of(
-              r.getTitle(), r.getAuthor(), r.getBody(), r.getSequence(), r.getCreated(),
-              r.getPriority(), r.getCategory(), r.getFlags(), (short) r.getTtl()));
+      out.records.add(Model.Rec.of(r.getTitle(), r.getAuthor(), r.getBody(), r.getSequence(),
+          r.getCreated(), r.getPriority(), r.getCategory(), r.getFlags(), (short) r.getTtl()));
     }
     out.attachment = m.getAttachment().toByteArray();
     return out;
@@ -283,26 +289,27 @@ final class Bindings {
 
   static Wsbench.Response protobufBody(Model.Body body) {
     final Wsbench.Response.Builder out = Wsbench.Response.newBuilder();
-    if (body.text != null) out.setText(body.text);
-    else if (body.ints != null) out.setInts(Wsbench.Ints.newBuilder().addAllValues(body.ints));
+    if (body.text != null)
+      out.setText(body.text);
+    else if (body.ints != null)
+      out.setInts(Wsbench.Ints.newBuilder().addAllValues(body.ints));
     else if (body.strings != null)
       out.setStrings(Wsbench.Strings.newBuilder().addAllValues(body.strings));
     else if (body.objects != null) {
       final Wsbench.Objects.Builder objects = Wsbench.Objects.newBuilder();
       for (Model.Obj o : body.objects)
         objects.addValues(
-            Wsbench.Object.newBuilder()
-                .setId(o.id)
-                .setName(o.name)
-                .setValue(o.value)
-                .setActive(o.active));
+            Wsbench.Object.newBuilder().setId(o.id).setName(o.name).setValue(o.value).setActive(
+                o.active));
       out.setObjects(objects);
-    } else if (body.message != null) out.setMessage(protobufMessage(body.message));
+    } else if (body.message != null)
+      out.setMessage(protobufMessage(body.message));
     else if (body.messages != null) {
       final List<Wsbench.Message> messages = new ArrayList<>();
       for (Model.Msg m : body.messages) messages.add(protobufMessage(m));
       out.setMessages(Wsbench.MessageList.newBuilder().addAllMessages(messages));
-    } else throw new IllegalArgumentException("an empty body");
+    } else
+      throw new IllegalArgumentException("an empty body");
     return out.build();
   }
 }

@@ -27,45 +27,46 @@ final class Catalogue {
   private final Map<String, Model.Body> models = new ConcurrentHashMap<>();
 
   Catalogue(String payloadJson, List<String> labels) throws IOException, InterruptedException {
-    if (labels.isEmpty()) return;
+    if (labels.isEmpty())
+      return;
     final List<String> command = new ArrayList<>();
     command.add(payloadJson);
     command.addAll(labels);
     final Process process = new ProcessBuilder(command).start();
     final List<String> lines = new ArrayList<>();
-    try (BufferedReader out =
-        new BufferedReader(
-            new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
+    try (BufferedReader out = new BufferedReader(
+             new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
       for (String line = out.readLine(); line != null; line = out.readLine()) lines.add(line);
     }
-    final String errors = new String(process.getErrorStream().readAllBytes(), StandardCharsets.UTF_8);
+    final String errors =
+        new String(process.getErrorStream().readAllBytes(), StandardCharsets.UTF_8);
     if (process.waitFor() != 0 || lines.size() != labels.size())
-      throw new IOException(
-          payloadJson + " printed " + lines.size() + " lines for " + labels.size() + " labels: "
-              + errors.strip());
-    for (int i = 0; i < labels.size(); ++i) bodies.put(labels.get(i), MAPPER.readTree(lines.get(i)));
+      throw new IOException(payloadJson + " printed " + lines.size() + " lines for " + labels.size()
+          + " labels: " + errors.strip());
+    for (int i = 0; i < labels.size(); ++i)
+      bodies.put(labels.get(i), MAPPER.readTree(lines.get(i)));
   }
 
   JsonNode body(String label) {
     final JsonNode out = bodies.get(label);
-    if (out == null) throw new IllegalArgumentException("not in the catalogue: " + label);
+    if (out == null)
+      throw new IllegalArgumentException("not in the catalogue: " + label);
     return out;
   }
 
   /** The payload bound to the model, once; null if the catalogue does not hold it. */
   Model.Body model(String label) {
     final JsonNode body = bodies.get(label);
-    if (body == null) return null;
-    return models.computeIfAbsent(
-        label,
-        l -> {
-          try {
-            return MAPPER.treeToValue(body, Model.Body.class);
-          } catch (IOException e) {
-            throw new IllegalArgumentException(
-                "the catalogue's " + l + " does not bind: " + e.getMessage(), e);
-          }
-        });
+    if (body == null)
+      return null;
+    return models.computeIfAbsent(label, l -> {
+      try {
+        return MAPPER.treeToValue(body, Model.Body.class);
+      } catch (IOException e) {
+        throw new IllegalArgumentException(
+            "the catalogue's " + l + " does not bind: " + e.getMessage(), e);
+      }
+    });
   }
 
   Model.Msg message(String label) {
@@ -79,9 +80,7 @@ final class Catalogue {
   static String difference(JsonNode got, JsonNode want, String where) {
     if (want.isNumber() && got.isNumber()) {
       if (want.isIntegralNumber() && got.isIntegralNumber())
-        return want.longValue() == got.longValue()
-            ? null
-            : where + ": " + got + " != " + want;
+        return want.longValue() == got.longValue() ? null : where + ": " + got + " != " + want;
       final double g = got.doubleValue();
       final double w = want.doubleValue();
       final boolean close =
@@ -89,8 +88,8 @@ final class Catalogue {
       return close ? null : where + ": " + got + " != " + want;
     }
     if (got.getNodeType() != want.getNodeType())
-      return where + ": " + got.getNodeType() + " " + shorten(got) + ", want "
-          + want.getNodeType() + " " + shorten(want);
+      return where + ": " + got.getNodeType() + " " + shorten(got) + ", want " + want.getNodeType()
+          + " " + shorten(want);
     if (want.isObject()) {
       final List<String> gotNames = names(got);
       final List<String> wantNames = names(want);
@@ -100,7 +99,8 @@ final class Catalogue {
         return where + ": members " + gotNames + ", want " + wantNames;
       for (String name : wantNames) {
         final String found = difference(got.get(name), want.get(name), where + "." + name);
-        if (found != null) return found;
+        if (found != null)
+          return found;
       }
       return null;
     }
@@ -109,7 +109,8 @@ final class Catalogue {
         return where + ": " + got.size() + " items, want " + want.size();
       for (int i = 0; i < want.size(); ++i) {
         final String found = difference(got.get(i), want.get(i), where + "[" + i + "]");
-        if (found != null) return found;
+        if (found != null)
+          return found;
       }
       return null;
     }
@@ -118,7 +119,7 @@ final class Catalogue {
 
   private static List<String> names(JsonNode node) {
     final List<String> out = new ArrayList<>();
-    for (Iterator<String> it = node.fieldNames(); it.hasNext(); ) out.add(it.next());
+    for (Iterator<String> it = node.fieldNames(); it.hasNext();) out.add(it.next());
     return out;
   }
 

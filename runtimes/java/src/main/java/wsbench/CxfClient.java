@@ -76,5 +76,4 @@ final class CxfClient implements Client {
     for (java.lang.Object m : (List<?>) reply) out.add(Bindings.fromSoap((Message) m));
     return out;
   }
-
 }

@@ -39,10 +39,7 @@ import picocli.CommandLine.Option;
  *                                             (JIT warm-up): --warmup-calls or --warmup-seconds
  * </pre>
  */
-@Command(
-    name = "runtimes/java/run",
-    mixinStandardHelpOptions = true,
-    sortOptions = false,
+@Command(name = "runtimes/java/run", mixinStandardHelpOptions = true, sortOptions = false,
     description = "Java 17 clients (CXF, Jersey, Apache XML-RPC) against wsbench-server.")
 public final class Driver implements Callable<Integer> {
   /** Clients by name, with the native stack each calls. */
@@ -56,14 +53,12 @@ public final class Driver implements Callable<Integer> {
     STACKS.put("xmlrpc", "xmlrpc-c");
   }
 
-  @Option(names = "--server", description = "the wsbench-server binary")
-  String server;
+  @Option(names = "--server", description = "the wsbench-server binary") String server;
 
   @Option(names = "--payload-json", required = true, description = "tests/payload_json")
   String payloadJson;
 
-  @Option(names = "--out", description = "write the JSON here (default: stdout)")
-  String out;
+  @Option(names = "--out", description = "write the JSON here (default: stdout)") String out;
 
   @Option(names = "--clients", split = ",", description = "of: ${DEFAULT-VALUE}")
   List<String> clients = new ArrayList<>(STACKS.keySet());
@@ -77,36 +72,29 @@ public final class Driver implements Callable<Integer> {
   @Option(names = "--max-seconds", description = "bound of a steady repetition (${DEFAULT-VALUE})")
   double maxSeconds = 2;
 
-  @Option(
-      names = "--warmup-calls",
-      description = "calls after the cold one: the warmup row, and before steady (${DEFAULT-VALUE})")
+  @Option(names = "--warmup-calls",
+      description =
+          "calls after the cold one: the warmup row, and before steady (${DEFAULT-VALUE})")
   int warmupCalls = 1000;
 
   @Option(names = "--warmup-seconds", description = "bound of those warm-ups (${DEFAULT-VALUE})")
   double warmupSeconds = 2;
 
-  @Option(names = "--quick", description = "get of 200 and 3200 items only")
-  boolean quick;
+  @Option(names = "--quick", description = "get of 200 and 3200 items only") boolean quick;
 
-  @Option(
-      names = "--operations",
-      split = ",",
+  @Option(names = "--operations", split = ",",
       description = "only these, e.g. ping,get/ints/3200,send/message-a/100 (default: all)")
   List<String> operations;
 
-  @Option(
-      names = "--cold-operations",
-      split = ",",
+  @Option(names = "--cold-operations", split = ",",
       description = "operations with cold and warmup rows (default: all; each row is a JVM)")
   List<String> coldOperations;
 
-  @Option(
-      names = "--java-server",
+  @Option(names = "--java-server",
       description = "also serve the operations from a Java server (CXF, Jersey) and call it")
   boolean javaServer;
 
-  @Option(names = "--cold-call", arity = "3", hidden = true)
-  List<String> coldCall;
+  @Option(names = "--cold-call", arity = "3", hidden = true) List<String> coldCall;
 
   private static String commandLine = "";
 
@@ -119,14 +107,17 @@ public final class Driver implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
-    if (coldCall != null) return coldCall();
-    if (server == null) throw new CommandLine.ParameterException(new CommandLine(this), "--server is required");
+    if (coldCall != null)
+      return coldCall();
+    if (server == null)
+      throw new CommandLine.ParameterException(new CommandLine(this), "--server is required");
     for (String name : clients)
       if (!STACKS.containsKey(name))
         throw new CommandLine.ParameterException(
             new CommandLine(this), "clients are " + String.join(",", STACKS.keySet()));
     try {
-      if (coldOperations != null) for (String op : coldOperations) Operation.Kind.of(op);
+      if (coldOperations != null)
+        for (String op : coldOperations) Operation.Kind.of(op);
     } catch (IllegalArgumentException e) {
       throw new CommandLine.ParameterException(new CommandLine(this), e.getMessage());
     }
@@ -136,7 +127,8 @@ public final class Driver implements Callable<Integer> {
 
     final List<Operation> ops = new ArrayList<>();
     for (Operation op : Operation.all(quick))
-      if (operations == null || operations.contains(op.path())) ops.add(op);
+      if (operations == null || operations.contains(op.path()))
+        ops.add(op);
     if (ops.isEmpty())
       throw new CommandLine.ParameterException(new CommandLine(this), "no such operations");
     final Catalogue catalogue = new Catalogue(payloadJson, labels(ops));
@@ -145,8 +137,8 @@ public final class Driver implements Callable<Integer> {
         new ProcessBuilder(server).redirectError(ProcessBuilder.Redirect.INHERIT).start();
     try {
       final Map<String, String> endpoints = endpoints(process, STACKS.values());
-      measure(rows, clients, ops, catalogue, c -> endpoints.get(STACKS.get(c)),
-          c -> "rtt/" + STACKS.get(c) + "/java-" + c);
+      measure(rows, clients, ops, catalogue,
+          c -> endpoints.get(STACKS.get(c)), c -> "rtt/" + STACKS.get(c) + "/java-" + c);
     } finally {
       stop(process);
     }
@@ -154,13 +146,17 @@ public final class Driver implements Callable<Integer> {
       final List<String> command = javaCommand(JavaServer.class);
       command.add(payloadJson);
       command.addAll(labels(ops));
-      final Process java = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT).start();
+      final Process java =
+          new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT).start();
       try {
         final Map<String, String> endpoints = endpoints(java, List.of("java-soap", "java-rest"));
         final List<String> served = new ArrayList<>();
-        for (String c : clients) if (!c.equals("xmlrpc")) served.add(c);
+        for (String c : clients)
+          if (!c.equals("xmlrpc"))
+            served.add(c);
         measure(rows, served, ops, catalogue,
-            c -> endpoints.get(c.equals("cxf") ? "java-soap" : "java-rest"),
+            c
+            -> endpoints.get(c.equals("cxf") ? "java-soap" : "java-rest"),
             c -> "rtt/java-server/java-" + c);
       } finally {
         java.getOutputStream().close(); // its signal to stop
@@ -171,21 +167,21 @@ public final class Driver implements Callable<Integer> {
     final ObjectNode result = Catalogue.MAPPER.createObjectNode();
     result.set("context", context());
     result.set("benchmarks", rows);
-    final String text = Catalogue.MAPPER.writerWithDefaultPrettyPrinter().writeValueAsString(result);
-    if (out != null) Files.writeString(Paths.get(out), text + "\n");
-    else System.out.println(text);
-    for (var r : rows) if (r.has("error_occurred")) return 1;
+    final String text =
+        Catalogue.MAPPER.writerWithDefaultPrettyPrinter().writeValueAsString(result);
+    if (out != null)
+      Files.writeString(Paths.get(out), text + "\n");
+    else
+      System.out.println(text);
+    for (var r : rows)
+      if (r.has("error_occurred"))
+        return 1;
     return 0;
   }
 
   /** Steady, then cold and warm-up rows of `names` against the address each maps to. */
-  private void measure(
-      ArrayNode rows,
-      List<String> names,
-      List<Operation> ops,
-      Catalogue catalogue,
-      Function<String, String> address,
-      Function<String, String> prefix) {
+  private void measure(ArrayNode rows, List<String> names, List<Operation> ops, Catalogue catalogue,
+      Function<String, String> address, Function<String, String> prefix) {
     for (String name : names)
       for (Operation op : ops)
         for (int i = 0; i < repetitions; ++i) {
@@ -200,7 +196,8 @@ public final class Driver implements Callable<Integer> {
     for (String name : names)
       for (Operation op : ops)
         for (int i = 0; i < repetitions; ++i) {
-          if (coldOperations != null && !coldOperations.contains(op.kind.name)) continue;
+          if (coldOperations != null && !coldOperations.contains(op.kind.name))
+            continue;
           final String caseName = prefix.apply(name) + "/" + op.path();
           try {
             final long[] times = cold(name, address.apply(name), op);
@@ -216,7 +213,8 @@ public final class Driver implements Callable<Integer> {
 
   private static void stop(Process process) throws InterruptedException {
     process.destroy();
-    if (!process.waitFor(30, TimeUnit.SECONDS)) process.destroyForcibly();
+    if (!process.waitFor(30, TimeUnit.SECONDS))
+      process.destroyForcibly();
   }
 
   /** `java` with this JVM's flags and class path, running `main`'s class. */
@@ -249,7 +247,7 @@ public final class Driver implements Callable<Integer> {
   private long[] steady(String name, String address, Operation op, Catalogue catalogue)
       throws Exception {
     try (Client client = make(name, address);
-        Session session = new Session(client, op, catalogue)) {
+         Session session = new Session(client, op, catalogue)) {
       session.timedCall();
       repeat(session, warmupCalls, warmupSeconds);
       return repeat(session, calls, maxSeconds);
@@ -268,25 +266,22 @@ public final class Driver implements Callable<Integer> {
   /** A fresh JVM's first call (ns, client construction included), then its warm-up calls. */
   private long[] cold(String name, String address, Operation op) throws Exception {
     final List<String> command = javaCommand(Driver.class);
-    command.addAll(
-        List.of(
-            "--payload-json", payloadJson,
-            "--warmup-calls", Integer.toString(warmupCalls),
-            "--warmup-seconds", Double.toString(warmupSeconds),
-            "--cold-call", name, address, op.path()));
+    command.addAll(List.of("--payload-json", payloadJson, "--warmup-calls",
+        Integer.toString(warmupCalls), "--warmup-seconds", Double.toString(warmupSeconds),
+        "--cold-call", name, address, op.path()));
     final File errors = File.createTempFile("wsbench-java-cold", ".log");
     try {
-      final Process child =
-          new ProcessBuilder(command).redirectError(errors).start();
-      final String output = new String(child.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+      final Process child = new ProcessBuilder(command).redirectError(errors).start();
+      final String output =
+          new String(child.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
       if (!child.waitFor(120, TimeUnit.SECONDS)) {
         child.destroyForcibly();
         throw new IOException("the cold call took more than 120 s");
       }
       if (child.exitValue() != 0) {
         final List<String> lines = Files.readAllLines(errors.toPath());
-        throw new IOException(
-            lines.isEmpty() ? "the cold call exited with " + child.exitValue() : lines.get(lines.size() - 1));
+        throw new IOException(lines.isEmpty() ? "the cold call exited with " + child.exitValue()
+                                              : lines.get(lines.size() - 1));
       }
       final String[] fields = output.strip().split("\\s+");
       final long[] times = new long[fields.length];
@@ -304,16 +299,14 @@ public final class Driver implements Callable<Integer> {
     final String path = coldCall.get(2);
     final int slash = path.indexOf('/');
     final Operation op =
-        new Operation(
-            Operation.Kind.of(slash < 0 ? path : path.substring(0, slash)),
+        new Operation(Operation.Kind.of(slash < 0 ? path : path.substring(0, slash)),
             slash < 0 ? null : path.substring(slash + 1));
     final Catalogue catalogue =
         new Catalogue(payloadJson, op.label == null ? List.of() : List.of(op.label));
     final long start = System.nanoTime();
     final Client client = make(name, address);
     final long constructed = System.nanoTime() - start;
-    try (client;
-        Session session = new Session(client, op, catalogue)) {
+    try (client; Session session = new Session(client, op, catalogue)) {
       // Not timed: the argument (built above) and the call's set-up.
       session.setUp();
       final long callStart = System.nanoTime();
@@ -333,10 +326,11 @@ public final class Driver implements Callable<Integer> {
 
   private static List<String> labels(List<Operation> ops) {
     final List<String> out = new ArrayList<>();
-    for (Operation op : ops) if (op.label != null && !out.contains(op.label)) out.add(op.label);
+    for (Operation op : ops)
+      if (op.label != null && !out.contains(op.label))
+        out.add(op.label);
     return out;
   }
-
 
   private static Map<String, String> endpoints(Process process, java.util.Collection<String> wanted)
       throws IOException {
@@ -345,9 +339,11 @@ public final class Driver implements Callable<Integer> {
     final Map<String, String> out = new HashMap<>();
     while (!out.keySet().containsAll(wanted)) {
       final String line = lines.readLine();
-      if (line == null) throw new IOException("the server exited before printing its endpoints");
+      if (line == null)
+        throw new IOException("the server exited before printing its endpoints");
       final String[] fields = line.strip().split("\\s+");
-      if (fields.length == 2) out.put(fields[0], fields[1]);
+      if (fields.length == 2)
+        out.put(fields[0], fields[1]);
     }
     return out;
   }
@@ -359,8 +355,7 @@ public final class Driver implements Callable<Integer> {
     double sum = 0;
     for (long t : ordered) sum += t;
     final double mean = sum / n;
-    final double median =
-        n % 2 == 1 ? ordered[n / 2] : (ordered[n / 2 - 1] + ordered[n / 2]) / 2.0;
+    final double median = n % 2 == 1 ? ordered[n / 2] : (ordered[n / 2 - 1] + ordered[n / 2]) / 2.0;
     final ObjectNode out = rowHead(name, index);
     out.put("threads", 1);
     out.put("iterations", n);
@@ -371,8 +366,10 @@ public final class Driver implements Callable<Integer> {
     out.put("p50_us", median / 1e3);
     out.put("max_us", ordered[n - 1] / 1e3);
     // Nearest rank, and only where the calls support it (as bench does).
-    if (n >= 10) out.put("p90_us", ordered[Math.max(0, (90 * n + 99) / 100 - 1)] / 1e3);
-    if (n >= 100) out.put("p99_us", ordered[Math.max(0, (99 * n + 99) / 100 - 1)] / 1e3);
+    if (n >= 10)
+      out.put("p90_us", ordered[Math.max(0, (90 * n + 99) / 100 - 1)] / 1e3);
+    if (n >= 100)
+      out.put("p99_us", ordered[Math.max(0, (99 * n + 99) / 100 - 1)] / 1e3);
     return out;
   }
 
@@ -407,13 +404,16 @@ public final class Driver implements Callable<Integer> {
     out.put("kernel", System.getProperty("os.version"));
     out.put("command_line", commandLine);
     out.put("runtime", "java " + Runtime.version());
-    out.put("java_vm", System.getProperty("java.vm.name") + " " + System.getProperty("java.vm.version"));
-    out.put("jvm_flags", String.join(" ", ManagementFactory.getRuntimeMXBean().getInputArguments()));
+    out.put("java_vm",
+        System.getProperty("java.vm.name") + " " + System.getProperty("java.vm.version"));
+    out.put(
+        "jvm_flags", String.join(" ", ManagementFactory.getRuntimeMXBean().getInputArguments()));
     out.put("jvm_gc", gcNames());
     // The libraries exactly as loaded: the jar names carry their versions.
     final ArrayNode jars = out.putArray("java_libraries");
     for (String entry : System.getProperty("java.class.path").split(File.pathSeparator))
-      if (entry.endsWith(".jar")) jars.add(Paths.get(entry).getFileName().toString());
+      if (entry.endsWith(".jar"))
+        jars.add(Paths.get(entry).getFileName().toString());
     out.put("warmup_calls", warmupCalls);
     out.put("warmup_seconds", warmupSeconds);
     out.put("wsbench_placement", "none (client and server threads unpinned)");

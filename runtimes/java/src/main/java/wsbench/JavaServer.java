@@ -41,12 +41,11 @@ public final class JavaServer {
     soap.setAddress("http://" + soapAddress + "/");
     final org.apache.cxf.endpoint.Server soapServer = soap.create();
 
-    final ResourceConfig rest =
-        new ResourceConfig()
-            .register(new RestService(catalogue, queues))
-            .register(RestService.Errors.class)
-            .register(JacksonFeature.class)
-            .register(ProtobufProvider.class);
+    final ResourceConfig rest = new ResourceConfig()
+                                    .register(new RestService(catalogue, queues))
+                                    .register(RestService.Errors.class)
+                                    .register(JacksonFeature.class)
+                                    .register(ProtobufProvider.class);
     final HttpServer restServer =
         GrizzlyHttpServerFactory.createHttpServer(URI.create("http://127.0.0.1:0/"), rest);
     final int restPort = restServer.getListeners().iterator().next().getPort();

@@ -33,11 +33,10 @@ final class JerseyClient implements Client {
 
   JerseyClient(String address, Format format) {
     this.format = format;
-    client =
-        ClientBuilder.newBuilder()
-            .register(JacksonFeature.class)
-            .register(ProtobufProvider.class)
-            .build();
+    client = ClientBuilder.newBuilder()
+                 .register(JacksonFeature.class)
+                 .register(ProtobufProvider.class)
+                 .build();
     base = client.target("http://" + address);
   }
 
@@ -81,17 +80,16 @@ final class JerseyClient implements Client {
   @Override
   public void send(String queue, Object message) {
     try (Response r =
-        base.path("queues").path(queue).request().put(Entity.entity(message, format.type))) {
+             base.path("queues").path(queue).request().put(Entity.entity(message, format.type))) {
       expect(r, Response.Status.NO_CONTENT, "PUT /queues/" + queue);
     }
   }
 
   @Override
   public Object receive(String queue) {
-    final Class<?> type =
-        format == Format.JSON
-            ? Model.Body.class
-            : format == Format.XML ? XmlBodies.Messages.class : Wsbench.Response.class;
+    final Class<?> type = format == Format.JSON ? Model.Body.class
+        : format == Format.XML                  ? XmlBodies.Messages.class
+                                                : Wsbench.Response.class;
     return base.path("queues").path(queue).request(format.type).get(type);
   }
 
@@ -109,15 +107,18 @@ final class JerseyClient implements Client {
 
   @Override
   public Model.Body body(Object reply) {
-    if (reply instanceof Model.Body) return (Model.Body) reply;
-    if (reply instanceof Wsbench.Response) return Bindings.fromProtobuf((Wsbench.Response) reply);
+    if (reply instanceof Model.Body)
+      return (Model.Body) reply;
+    if (reply instanceof Wsbench.Response)
+      return Bindings.fromProtobuf((Wsbench.Response) reply);
     return Bindings.fromXml(reply);
   }
 
   @Override
   public List<Model.Msg> messages(Object reply) {
     final Model.Body body = body(reply);
-    if (body.messages == null) throw new IllegalStateException("GET /queues/{id}: no message list");
+    if (body.messages == null)
+      throw new IllegalStateException("GET /queues/{id}: no message list");
     return body.messages;
   }
 
@@ -128,8 +129,10 @@ final class JerseyClient implements Client {
 
   // What get and ping read: the body's class for the format and payload kind.
   private Class<?> replyType(String label) {
-    if (format == Format.JSON) return Model.Body.class;
-    if (format == Format.PROTOBUF) return Wsbench.Response.class;
+    if (format == Format.JSON)
+      return Model.Body.class;
+    if (format == Format.PROTOBUF)
+      return Wsbench.Response.class;
     final String kind = label == null ? "text" : label.substring(0, label.indexOf('/'));
     switch (kind) {
       case "text":

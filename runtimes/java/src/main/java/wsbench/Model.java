@@ -60,16 +60,8 @@ public final class Model {
     public int flags;
     public short ttl;
 
-    static Rec of(
-        String title,
-        String author,
-        String body,
-        long sequence,
-        long created,
-        int priority,
-        int category,
-        int flags,
-        short ttl) {
+    static Rec of(String title, String author, String body, long sequence, long created,
+        int priority, int category, int flags, short ttl) {
       final Rec out = new Rec();
       out.title = title;
       out.author = author;

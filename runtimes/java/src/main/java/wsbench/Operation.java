@@ -20,7 +20,9 @@ final class Operation {
     }
 
     static Kind of(String name) {
-      for (Kind k : values()) if (k.name.equals(name)) return k;
+      for (Kind k : values())
+        if (k.name.equals(name))
+          return k;
       throw new IllegalArgumentException("no operation " + name);
     }
   }

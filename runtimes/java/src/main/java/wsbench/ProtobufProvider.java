@@ -28,14 +28,9 @@ public final class ProtobufProvider
   }
 
   @Override
-  public Wsbench.Response readFrom(
-      Class<Wsbench.Response> type,
-      Type generic,
-      Annotation[] annotations,
-      MediaType mediaType,
-      MultivaluedMap<String, String> headers,
-      InputStream body)
-      throws IOException {
+  public Wsbench.Response readFrom(Class<Wsbench.Response> type, Type generic,
+      Annotation[] annotations, MediaType mediaType, MultivaluedMap<String, String> headers,
+      InputStream body) throws IOException {
     return Wsbench.Response.parseFrom(body);
   }
 
@@ -46,15 +41,9 @@ public final class ProtobufProvider
   }
 
   @Override
-  public void writeTo(
-      Wsbench.Response message,
-      Class<?> type,
-      Type generic,
-      Annotation[] annotations,
-      MediaType mediaType,
-      MultivaluedMap<String, java.lang.Object> headers,
-      OutputStream out)
-      throws IOException {
+  public void writeTo(Wsbench.Response message, Class<?> type, Type generic,
+      Annotation[] annotations, MediaType mediaType,
+      MultivaluedMap<String, java.lang.Object> headers, OutputStream out) throws IOException {
     message.writeTo(out);
   }
 }

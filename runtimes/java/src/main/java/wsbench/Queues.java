@@ -42,12 +42,14 @@ final class Queues {
   }
 
   void unregister(String id) {
-    if (queues.remove(id) == null) throw new UnknownQueue(id);
+    if (queues.remove(id) == null)
+      throw new UnknownQueue(id);
   }
 
   private List<Model.Msg> queue(String id) {
     final List<Model.Msg> queue = queues.get(id);
-    if (queue == null) throw new UnknownQueue(id);
+    if (queue == null)
+      throw new UnknownQueue(id);
     return queue;
   }
 }

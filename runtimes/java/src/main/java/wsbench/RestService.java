@@ -28,10 +28,9 @@ public final class RestService {
 
   static {
     try {
-      XML =
-          JAXBContext.newInstance(
-              XmlBodies.Text.class, XmlBodies.Ints.class, XmlBodies.Strings.class,
-              XmlBodies.Objects.class, XmlBodies.Message.class, XmlBodies.Messages.class);
+      XML = JAXBContext.newInstance(XmlBodies.Text.class, XmlBodies.Ints.class,
+          XmlBodies.Strings.class, XmlBodies.Objects.class, XmlBodies.Message.class,
+          XmlBodies.Messages.class);
     } catch (JAXBException e) {
       throw new ExceptionInInitializerError(e);
     }
@@ -43,8 +42,7 @@ public final class RestService {
     public Response toResponse(RuntimeException e) {
       if (e instanceof jakarta.ws.rs.WebApplicationException)
         return ((jakarta.ws.rs.WebApplicationException) e).getResponse();
-      final int status =
-          e instanceof Queues.UnknownQueue || e instanceof NotHeld ? 404 : 400;
+      final int status = e instanceof Queues.UnknownQueue || e instanceof NotHeld ? 404 : 400;
       return Response.status(status).type(MediaType.TEXT_PLAIN).entity(e.getMessage()).build();
     }
   }
@@ -73,10 +71,11 @@ public final class RestService {
 
   @GET
   @Path("payloads/{kind}/{n}")
-  public Response get(
-      @PathParam("kind") String kind, @PathParam("n") String n, @HeaderParam("Accept") String accept) {
+  public Response get(@PathParam("kind") String kind, @PathParam("n") String n,
+      @HeaderParam("Accept") String accept) {
     final Model.Body body = catalogue.model(kind + "/" + n);
-    if (body == null) throw new NotHeld(kind + "/" + n);
+    if (body == null)
+      throw new NotHeld(kind + "/" + n);
     return reply(body, accept, MediaType.APPLICATION_JSON);
   }
 
@@ -146,23 +145,21 @@ public final class RestService {
   }
 
   private Response send(String id, Model.Msg message) {
-    if (message == null) throw new IllegalArgumentException("PUT /queues/{id} takes a message");
+    if (message == null)
+      throw new IllegalArgumentException("PUT /queues/{id} takes a message");
     queues.send(id, message);
     return Response.noContent().build();
   }
 
   // The body in the format Accept names, else `fallback` (the request's own).
   private static Response reply(Model.Body body, String accept, String fallback) {
-    final String type =
-        accept == null || accept.isEmpty() || accept.contains("*/*")
-            ? fallback
-            : accept.contains(PROTOBUF)
-                ? PROTOBUF
-                : accept.contains("xml") ? MediaType.APPLICATION_XML : MediaType.APPLICATION_JSON;
-    final Object entity =
-        type.equals(PROTOBUF)
-            ? Bindings.protobufBody(body)
-            : type.equals(MediaType.APPLICATION_XML) ? Bindings.xmlBody(body) : body;
+    final String type = accept == null || accept.isEmpty() || accept.contains("*/*") ? fallback
+        : accept.contains(PROTOBUF)                                                  ? PROTOBUF
+        : accept.contains("xml") ? MediaType.APPLICATION_XML
+                                 : MediaType.APPLICATION_JSON;
+    final Object entity = type.equals(PROTOBUF)  ? Bindings.protobufBody(body)
+        : type.equals(MediaType.APPLICATION_XML) ? Bindings.xmlBody(body)
+                                                 : body;
     return Response.ok(entity, type).build();
   }
 }

@@ -57,8 +57,10 @@ final class Session implements AutoCloseable {
       case SEND:
       case RECEIVE:
       case UNREGISTER:
-        if (queue == null) queue = client.register();
-        if (op.kind == Operation.Kind.RECEIVE) client.send(queue, message);
+        if (queue == null)
+          queue = client.register();
+        if (op.kind == Operation.Kind.RECEIVE)
+          client.send(queue, message);
         break;
       default:
         break;
@@ -93,14 +95,16 @@ final class Session implements AutoCloseable {
     switch (op.kind) {
       case PING:
         final String text = client.text(reply);
-        if (!"pong".equals(text)) throw new VerificationError("ping returned '" + text + "'");
+        if (!"pong".equals(text))
+          throw new VerificationError("ping returned '" + text + "'");
         break;
       case GET:
         compare(Catalogue.MAPPER.valueToTree(client.body(reply)), "reply");
         break;
       case REGISTER:
         final String id = (String) reply;
-        if (id == null || id.isEmpty()) throw new VerificationError("empty queue id");
+        if (id == null || id.isEmpty())
+          throw new VerificationError("empty queue id");
         client.unregister(id);
         break;
       case SEND:
@@ -118,12 +122,14 @@ final class Session implements AutoCloseable {
 
   private void compare(JsonNode got, String where) throws VerificationError {
     final String found = Catalogue.difference(got, want, where);
-    if (found != null) throw new VerificationError(found);
+    if (found != null)
+      throw new VerificationError(found);
   }
 
   @Override
   public void close() throws Exception {
-    if (queue != null) client.unregister(queue);
+    if (queue != null)
+      client.unregister(queue);
     queue = null;
   }
 }

@@ -15,11 +15,8 @@ import wsbench.soap.WsbenchPortType;
  * ping, get (from the catalogue), echo and the queues; primes and the dictionary (E7, E8) are
  * not served and answer a fault saying so.
  */
-@WebService(
-    endpointInterface = "wsbench.soap.WsbenchPortType",
-    serviceName = "wsbench",
-    portName = "wsbench",
-    targetNamespace = "urn:wsbench")
+@WebService(endpointInterface = "wsbench.soap.WsbenchPortType", serviceName = "wsbench",
+    portName = "wsbench", targetNamespace = "urn:wsbench")
 final class SoapService implements WsbenchPortType {
   private final Catalogue catalogue;
   private final Queues queues;
@@ -38,7 +35,8 @@ final class SoapService implements WsbenchPortType {
   public GetResponse get(Get request) {
     final String label = request.getKind() + "/" + request.getN();
     final Model.Body body = catalogue.model(label);
-    if (body == null) throw new IllegalArgumentException("the Java server does not hold " + label);
+    if (body == null)
+      throw new IllegalArgumentException("the Java server does not hold " + label);
     return Bindings.soapResponse(body);
   }
 
@@ -46,7 +44,8 @@ final class SoapService implements WsbenchPortType {
   public EchoResponse echo(wsbench.soap.Echo request) {
     final Payload in = request.getPayload();
     final EchoResponse out = new EchoResponse();
-    if (in == null) return out;
+    if (in == null)
+      return out;
     out.setText(in.getText());
     out.setInts(in.getInts());
     out.setStrings(in.getStrings());
@@ -66,7 +65,8 @@ final class SoapService implements WsbenchPortType {
 
   @Override
   public void sendMessage(String queue, Message message) {
-    if (message == null) throw new IllegalArgumentException("SendMessage without a message");
+    if (message == null)
+      throw new IllegalArgumentException("SendMessage without a message");
     queues.send(queue, Bindings.fromSoap(message));
   }
 

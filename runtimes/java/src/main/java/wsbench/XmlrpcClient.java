@@ -60,7 +60,8 @@ final class XmlrpcClient implements Client {
       }
       out.put("records", records.toArray());
     }
-    if (m.attachment != null && m.attachment.length > 0) out.put("attachment", m.attachment);
+    if (m.attachment != null && m.attachment.length > 0)
+      out.put("attachment", m.attachment);
     return out;
   }
 
@@ -88,7 +89,8 @@ final class XmlrpcClient implements Client {
   @Override
   public Model.Body body(Object reply) {
     final Map<?, ?> struct = (Map<?, ?>) reply;
-    if (struct.size() != 1) throw new IllegalStateException("payload members " + struct.keySet());
+    if (struct.size() != 1)
+      throw new IllegalStateException("payload members " + struct.keySet());
     final Model.Body out = new Model.Body();
     final Object value = struct.values().iterator().next();
     switch ((String) struct.keySet().iterator().next()) {

@@ -26,15 +26,13 @@ public final class XmlBodies {
   @XmlRootElement(name = "ints")
   @XmlAccessorType(XmlAccessType.FIELD)
   public static final class Ints {
-    @XmlElement(name = "i")
-    public List<Integer> values = new ArrayList<>();
+    @XmlElement(name = "i") public List<Integer> values = new ArrayList<>();
   }
 
   @XmlRootElement(name = "strings")
   @XmlAccessorType(XmlAccessType.FIELD)
   public static final class Strings {
-    @XmlElement(name = "s")
-    public List<String> values = new ArrayList<>();
+    @XmlElement(name = "s") public List<String> values = new ArrayList<>();
   }
 
   @XmlAccessorType(XmlAccessType.FIELD)
@@ -49,15 +47,12 @@ public final class XmlBodies {
   @XmlRootElement(name = "objects")
   @XmlAccessorType(XmlAccessType.FIELD)
   public static final class Objects {
-    @XmlElement(name = "object")
-    public List<Obj> values = new ArrayList<>();
+    @XmlElement(name = "object") public List<Obj> values = new ArrayList<>();
   }
 
   @XmlAccessorType(XmlAccessType.FIELD)
-  @XmlType(
-      propOrder = {
-        "title", "author", "body", "sequence", "created", "priority", "category", "flags", "ttl"
-      })
+  @XmlType(propOrder = {"title", "author", "body", "sequence", "created", "priority", "category",
+               "flags", "ttl"})
   public static final class Rec {
     public String title;
     public String author;
@@ -80,9 +75,7 @@ public final class XmlBodies {
     public long timestamp;
 
     // Null, not empty, when there are none: the codec wants no <records/> then.
-    @XmlElementWrapper(name = "records")
-    @XmlElement(name = "record")
-    public List<Rec> records;
+    @XmlElementWrapper(name = "records") @XmlElement(name = "record") public List<Rec> records;
 
     public byte[] attachment;
   }
@@ -90,7 +83,6 @@ public final class XmlBodies {
   @XmlRootElement(name = "messages")
   @XmlAccessorType(XmlAccessType.FIELD)
   public static final class Messages {
-    @XmlElement(name = "message")
-    public List<Message> values = new ArrayList<>();
+    @XmlElement(name = "message") public List<Message> values = new ArrayList<>();
   }
 }

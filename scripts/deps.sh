@@ -75,3 +75,10 @@ wsbench_ensure_python() {
   WSBENCH_RUNTIME_PYTHON=/usr/bin/python3
   export WSBENCH_RUNTIME_PYTHON
 }
+
+# wsbench_ensure_java: Java 17 and Maven for runtimes/java only (the C++
+# build does not need them); safe to run twice.
+wsbench_ensure_java() {
+  local WSBENCH_PACKAGES=()
+  wsbench_ensure_packages openjdk-17-jdk-headless maven
+}

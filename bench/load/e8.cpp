@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 #include <map>
 #include <stdexcept>
 
@@ -138,10 +139,15 @@ void add_e8_steps(RunRecord& record, const E8Plan& plan) {
   const auto& samples = record.server_samples;
   const double offset = record.samples_offset_s;
   record.steps.clear();
-  for (auto s : plan.steps()) {
+  const auto planned = plan.steps();
+  for (std::size_t i = 0; i < planned.size(); ++i) {
+    auto s = planned[i];
     if (s.from_s >= record.run.elapsed_s) break;  // the run stopped before it
-    s.ok = sum_between(tally.ok_per_second, s.from_s, s.to_s);
-    s.failed = sum_between(tally.failed_per_second, s.from_s, s.to_s);
+    // Calls still out at the end complete after it: the last step's.
+    const bool last = i + 1 == planned.size() || planned[i + 1].from_s >= record.run.elapsed_s;
+    const double counted_to = last ? std::numeric_limits<double>::infinity() : s.to_s;
+    s.ok = sum_between(tally.ok_per_second, s.from_s, counted_to);
+    s.failed = sum_between(tally.failed_per_second, s.from_s, counted_to);
     const auto a = cpu_at(samples, offset + s.from_s), b = cpu_at(samples, offset + s.to_s);
     if (a && b) s.cpu_percent = 100 * (*b - *a) / (s.to_s - s.from_s);
     s.rss_mb = rss_mb_in(samples, offset + s.from_s, offset + s.to_s);

@@ -362,6 +362,10 @@ class LoadClaimContext(ClaimContext):
             raise Unmeasurable(f"E8: no {more if a is None else fewer} run at {size}")
         def shown(r):
             return (">=" if r["max_users_at_bound"] else "") + str(r["max_users"])
+        for r, stack in ((a, more), (b, fewer)):
+            if r.get("overran"):
+                raise Unmeasurable(f"E8: the {stack} run at {size} overran (calls stuck past "
+                                   "the timeout with none failed: the machine stalled it)")
         self.used.append(f"{size}: {more} {shown(a)}, {fewer} {shown(b)} users")
         if a["max_users_at_bound"] and b["max_users_at_bound"]:
             self.used.append("both served the search's bound")
@@ -737,7 +741,8 @@ def render_e8(results, figures, plot):
                         + [fmt_num(r, 3) for r in rss]
                         + [fmt_num(at_max and at_max["rss_mb"], 3),
                            "-" if rss_paper is None else f"{rss_paper[0]:g}-{rss_paper[1]:g}",
-                           (">=" if run["max_users_at_bound"] else "") + str(run["max_users"]),
+                           (">=" if run["max_users_at_bound"] else "") + str(run["max_users"])
+                           + (" (overran)" if run.get("overran") else ""),
                            users_paper,
                            fmt_num(1e3 * run.get("server", {}).get("cpu_ms_per_request", 0) or None,
                                    3),
@@ -1024,7 +1029,7 @@ def main(argv=None):
     r.add_argument("experiments", nargs="*", default=["all"])
     r.add_argument("--quick", action="store_true",
                    help=f"{QUICK_ITERATIONS} calls per repetition instead of 200 or 2 s; E7 "
-                        "each cell once; E8 0.25 s steps; E9 four payloads")
+                        "each cell once; E8 0.25 s steps; E9 four payloads (scripts/e9 --quick)")
     p = sub.add_parser("report")
     p.add_argument("outdir")
     args = ap.parse_args(argv)

@@ -412,6 +412,14 @@ TEST(LoadE8, TheMostUsersServedIsTheStepBeforeTheFirstFailedCall) {
   // Calls still out when the run stopped belong to its last step.
   EXPECT_EQ(r.steps[2].ok, 14u);
 
+  // Calls stuck past the timeout with none failed: the clients or the
+  // server were starved, and nothing is known to have been served.
+  auto stalled = ramp_record(4.0);
+  stalled.run.overran = true;
+  add_e8_steps(stalled, small_plan());
+  EXPECT_EQ(stalled.max_users, 0);
+  EXPECT_FALSE(stalled.max_users_at_bound);
+
   auto first = ramp_record(0.3);
   first.run.tally.first_failure_sent = 100ms;
   add_e8_steps(first, small_plan());

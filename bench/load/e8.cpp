@@ -155,11 +155,14 @@ void add_e8_steps(RunRecord& record, const E8Plan& plan) {
   }
   // The earliest failed call's send time falls in some step: the step
   // before it is the most users served cleanly.
+  // A run that overran with no failure recorded had calls stuck that it
+  // could not time (clients or server starved of CPU): nothing is known
+  // to have been served.
   record.max_users_at_bound = false;
   if (tally.first_failure_sent || record.run.overran) {
     const double t = tally.first_failure_sent
                          ? std::chrono::duration<double>(*tally.first_failure_sent).count()
-                         : record.run.elapsed_s;
+                         : 0;
     record.max_users = 0;
     for (const auto& s : record.steps)
       if (s.to_s <= t) record.max_users = s.users;
@@ -208,8 +211,9 @@ void print_e8(std::FILE* out, const std::vector<RunRecord>& records, const E8Pla
       const auto* s = step_with(*r, u);
       std::fprintf(out, " %s", cell(s ? s->rss_mb : kNotReported, 8, 1).c_str());
     }
-    std::fprintf(out, " %s | %s%d\n", cell(at_max ? at_max->rss_mb : kNotReported, 7, 1).c_str(),
-                 r->max_users_at_bound ? ">=" : "", r->max_users);
+    std::fprintf(out, " %s | %s%d%s\n", cell(at_max ? at_max->rss_mb : kNotReported, 7, 1).c_str(),
+                 r->max_users_at_bound ? ">=" : "", r->max_users,
+                 r->run.overran ? " (overran: calls stuck past the timeout)" : "");
   }
   // Over time: a row per user step, per size a column pair per protocol.
   std::map<unsigned, std::vector<const RunRecord*>> by_size;

@@ -666,7 +666,7 @@ def render_e7(results, figures, plot):
                 failed = sum(run["errors"].values())
                 rows.append([shape, label, stack] + [fmt_num(paper[k]) for k in paper]
                             + [fmt_num(lat["mean"]),
-                               "-" if ci is None else f"{ci[0]:.4g}-{ci[1]:.4g}",
+                               "-" if ci is None else f"{fmt_num(ci[0])}-{fmt_num(ci[1])}",
                                fmt_num(lat["min"]), fmt_num(lat["max"]), fmt_num(lat["stddev"]),
                                fmt_num(run.get("server", {}).get("cpu_ms_per_request")),
                                ratio_text(paper["mean"], lat["mean"]),
@@ -707,6 +707,11 @@ def paper_range(figures, protocol, what):
         return None
 
 
+def cpu_us_per_call(run):
+    ms = run.get("server", {}).get("cpu_ms_per_request")
+    return None if ms is None else 1e3 * ms
+
+
 def render_e8(results, figures, plot):
     ctx = next(iter(results.contexts.values()), {})
     out = [f"Ramp: {ctx.get('e8_ramp', '?')}; search: {ctx.get('e8_search', '?')}; "
@@ -744,8 +749,7 @@ def render_e8(results, figures, plot):
                            (">=" if run["max_users_at_bound"] else "") + str(run["max_users"])
                            + (" (overran)" if run.get("overran") else ""),
                            users_paper,
-                           fmt_num(1e3 * run.get("server", {}).get("cpu_ms_per_request", 0) or None,
-                                   3),
+                           fmt_num(cpu_us_per_call(run), 3),
                            f"{run['n']:,} ok, {failed} failed"])
     out.append(table(["ours", "size"] + [f"CPU % @{u}" for u in E8_USERS]
                      + ["CPU % @max", "paper CPU %"] + [f"RSS MB @{u}" for u in E8_USERS]

@@ -4,9 +4,9 @@
   scripts/experiments.py run OUTDIR [E1 ... E9 | all] [--quick] [--runtimes R,...]
   scripts/experiments.py report OUTDIR
 
-`run` executes the benchmark runs each named experiment needs into OUTDIR
-(one Google Benchmark JSON per run, shared by the experiments that read
-it), then writes the report. `report` (re)writes OUTDIR/report.md and one
+`run` executes the runs each named experiment needs into OUTDIR (one JSON
+per run, shared by the experiments that read it: Google Benchmark's from
+bench and scripts/e9, wsbench-load's for E7 and E8), then writes the report. `report` (re)writes OUTDIR/report.md and one
 PNG per figure from the JSON files there, the papers' values in
 docs/papers/figures.csv and the claims in docs/papers/claims.csv. An
 experiment whose runs are absent or failed appears with the reason, never
@@ -19,6 +19,7 @@ import csv
 import math
 import os
 import shlex
+import shutil
 import statistics
 import subprocess
 import sys
@@ -32,6 +33,8 @@ ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)),
 FIGURES = os.path.join(ROOT, "docs", "papers", "figures.csv")
 CLAIMS = os.path.join(ROOT, "docs", "papers", "claims.csv")
 BENCH = os.path.join(ROOT, "build", "release", "bench")
+LOAD = os.path.join(ROOT, "build", "release", "wsbench-load")
+E9_SCRIPT = os.path.join(ROOT, "scripts", "e9")
 
 SIZES = [200, 400, 800, 1600, 3200]
 KINDS = {"ints": "Int", "strings": "String", "objects": "Object"}
@@ -73,6 +76,17 @@ RUNS = {
 }
 # Quick runs fix the calls per repetition instead of sizing them to 2 s.
 QUICK_ITERATIONS = 30
+# E7 and E8 run in wsbench-load, E9 in scripts/e9: their full and quick
+# arguments. E8 quick: the same ramp to 21 users and search to 128, in
+# steps of 0.25 s instead of 1 s (ramp) and 0.5 s (search), fewer search
+# steps; E7 quick: each cell once instead of 3 times.
+LOAD_RUNS = {
+    "e7": {"full": ["--experiment", "E7"], "quick": ["--experiment", "E7", "--repeat", "1"]},
+    "e8": {"full": ["--experiment", "E8"],
+           "quick": ["--experiment", "E8", "--ramp-every", "0.25", "--hold", "0.25",
+                     "--search", "32:16:128"]},
+}
+E9_LINK = "lan100"  # cha-et-al's 100 Mbit/s
 
 
 class Experiment:
@@ -124,6 +138,57 @@ class Results:
         return case.reason() or "no figure"
 
 
+class LoadResults:
+    """The runs of wsbench-load JSON files (E7, E8), and what is missing."""
+
+    def __init__(self, outdir, runs):
+        self.runs, self.contexts, self.missing, self.cases = [], {}, [], {}
+        for run in runs:
+            path = os.path.join(outdir, f"{run}.json")
+            if not os.path.exists(path):
+                self.missing.append(f"run `{run}` absent ({os.path.basename(path)})")
+                continue
+            try:
+                with open(path) as f:
+                    data = __import__("json").load(f)
+            except ValueError as e:
+                self.missing.append(f"run `{run}` unreadable: {e}")
+                continue
+            context = dict(data.get("context", {}))
+            context.setdefault("wsbench_placement", context.get("load_placement"))
+            self.contexts[run] = context
+            self.runs += data.get("runs", [])
+        if self.contexts and not self.runs:
+            self.missing.append("the runs hold no results")
+
+    def e7(self, column, stack, shape):
+        """The E7 cell: `column` SOAP, REST or SOAP+REST, the run of `stack`."""
+        for r in self.runs:
+            if (r.get("experiment") == "E7" and r.get("column") == column
+                    and r.get("shape") == shape and r["target"].startswith(stack + " ")):
+                return r
+        return None
+
+    def e8(self, stack, size):
+        for r in self.runs:
+            if (r.get("experiment") == "E8" and r.get("size") == size
+                    and r["target"].startswith(stack + " ")):
+                return r
+        return None
+
+    def e8_sizes(self):
+        return list(dict.fromkeys(r["size"] for r in self.runs if r.get("experiment") == "E8"))
+
+
+def mean_ci(run):
+    """The 95% interval of a cell's mean latency (ms): normal, from n and sd."""
+    lat, n = run["latency_ms"], run["n"]
+    if not n or lat.get("stddev") is None or lat.get("mean") is None:
+        return None
+    half = 1.96 * lat["stddev"] / math.sqrt(n)
+    return lat["mean"] - half, lat["mean"] + half
+
+
 # ---- claims: rules over our results, three-valued ----
 
 class Unmeasurable(Exception):
@@ -170,6 +235,21 @@ class ClaimContext:
             return False
         return None
 
+    def faster_total(self, a_names, b_names, by=1.0):
+        """The sum of a's medians at least `by` times below b's, with the
+        CI95 bounds summed (conservative)."""
+        sa, sb = [self._stat(n) for n in a_names], [self._stat(n) for n in b_names]
+        a_lo, a_hi = sum(s.ci[0] for s in sa), sum(s.ci[1] for s in sa)
+        b_lo, b_hi = sum(s.ci[0] for s in sb), sum(s.ci[1] for s in sb)
+        self.used.append(f"totals {summarize.fmt_time(sum(s.median for s in sa))} against "
+                         f"{summarize.fmt_time(sum(s.median for s in sb))}: "
+                         f"{sum(s.median for s in sb) / sum(s.median for s in sa):.3g}x")
+        if b_lo >= by * a_hi:
+            return True
+        if b_hi < by * a_lo:
+            return False
+        return None
+
     def share_below(self, part, whole, limit, part_key=None):
         """part's median / whole's median below limit (medians only)."""
         sp, sw = self._stat(part, part_key), self._stat(whole)
@@ -208,8 +288,8 @@ class ClaimContext:
 
     def evaluate(self, rule):
         names = {n: getattr(self, n) for n in
-                 ("faster", "ratio_between", "share_below", "bytes_ratio", "unexplained_below",
-                  "all_of", "not_")}
+                 ("faster", "faster_total", "ratio_between", "share_below", "bytes_ratio",
+                  "unexplained_below", "all_of", "not_")}
         names["rtt"] = rtt
         self.used = []
         try:
@@ -217,6 +297,94 @@ class ClaimContext:
         except Unmeasurable as e:
             return "not measurable here", str(e)
         text = {True: "holds", False: "does not hold", None: "inconclusive (CI95s overlap)"}
+        return text[verdict], "; ".join(self.used)
+
+
+class LoadClaimContext(ClaimContext):
+    """Rules over wsbench-load runs (E7, E8)."""
+
+    def e7_ratio(self, shape, lo, hi, column_rest="REST", column_soap="SOAP"):
+        """REST's mean latency over SOAP's in one cell, within [lo, hi] over
+        the range the means' 95% intervals allow."""
+        rest = self.results.e7(column_rest, "beast/json", shape)
+        soap = self.results.e7(column_soap, "gsoap/soap", shape)
+        if rest is None or soap is None:
+            raise Unmeasurable(f"E7 {shape}: no {'REST' if rest is None else 'SOAP'} cell")
+        cr, cs = mean_ci(rest), mean_ci(soap)
+        if cr is None or cs is None:
+            raise Unmeasurable(f"E7 {shape}: no successful calls to average")
+        r_lo, r_hi = cr[0] / cs[1], cr[1] / cs[0]
+        ratio = rest["latency_ms"]["mean"] / soap["latency_ms"]["mean"]
+        self.used.append(f"{shape}: REST/SOAP {ratio:.3g} (95% range {r_lo:.3g}-{r_hi:.3g})")
+        if lo <= r_lo and r_hi <= hi:
+            return True
+        if r_hi < lo or r_lo > hi:
+            return False
+        return None
+
+    def e7_rest_faster_in_most(self):
+        """REST's mean below SOAP's, decided by the 95% intervals, in more
+        than half of the cells (each shape, alone and simultaneous)."""
+        verdicts = []
+        for shape in E7_SHAPES:
+            for rest_col, soap_col in (("REST", "SOAP"), ("SOAP+REST", "SOAP+REST")):
+                verdicts.append(self.e7_ratio(shape, 0, 1, rest_col, soap_col))
+        wins, losses = verdicts.count(True), verdicts.count(False)
+        self.used.append(f"REST faster in {wins} of {len(verdicts)} cells, slower in {losses}")
+        if wins * 2 > len(verdicts):
+            return True
+        return False if losses * 2 >= len(verdicts) else None
+
+    def _ramp_figure(self, stack, size, key):
+        run = self.results.e8(stack, size)
+        if run is None:
+            raise Unmeasurable(f"E8: no {stack} run at {size}")
+        values = [s[key] for s in run["steps"] if s[key] is not None and s["users"] <= 21]
+        if not values:
+            raise Unmeasurable(f"E8: {stack} at {size} has no {key} over the ramp")
+        return statistics.median(values)
+
+    def e8_more(self, heavier, lighter, key):
+        """heavier's median over the ramp's steps (1-21 users) above
+        lighter's at every size run."""
+        sizes = self.results.e8_sizes()
+        if not sizes:
+            raise Unmeasurable("E8: no runs")
+        verdicts = []
+        for size in sizes:
+            h, li = self._ramp_figure(heavier, size, key), self._ramp_figure(lighter, size, key)
+            self.used.append(f"{size} {key}: {heavier} {h:.3g}, {lighter} {li:.3g}")
+            verdicts.append(h > li)
+        return all(verdicts)
+
+    def e8_serves_more(self, more, fewer, size="x1"):
+        """more's most users served above fewer's; undecided where both
+        reached the search's bound."""
+        a, b = self.results.e8(more, size), self.results.e8(fewer, size)
+        if a is None or b is None:
+            raise Unmeasurable(f"E8: no {more if a is None else fewer} run at {size}")
+        def shown(r):
+            return (">=" if r["max_users_at_bound"] else "") + str(r["max_users"])
+        for r, stack in ((a, more), (b, fewer)):
+            if r.get("overran"):
+                raise Unmeasurable(f"E8: the {stack} run at {size} overran (calls stuck past "
+                                   "the timeout with none failed: the machine stalled it)")
+        self.used.append(f"{size}: {more} {shown(a)}, {fewer} {shown(b)} users")
+        if a["max_users_at_bound"] and b["max_users_at_bound"]:
+            self.used.append("both served the search's bound")
+            return None
+        return a["max_users"] > b["max_users"]
+
+    def evaluate(self, rule):
+        names = {n: getattr(self, n) for n in
+                 ("e7_ratio", "e7_rest_faster_in_most", "e8_more", "e8_serves_more", "all_of",
+                  "not_")}
+        self.used = []
+        try:
+            verdict = eval(rule, {"__builtins__": {}}, names)  # rules are repo data
+        except Unmeasurable as e:
+            return "not measurable here", str(e)
+        text = {True: "holds", False: "does not hold", None: "inconclusive"}
         return text[verdict], "; ".join(self.used)
 
 
@@ -469,6 +637,200 @@ def render_e6(results, figures, plot):
                   + ["unexplained us", "note"], rows)]
 
 
+E7_SHAPES = ["10x4", "40x1", "20x2"]
+# The paper's columns: each protocol alone, then each during the
+# simultaneous run; ours: SOAP gsoap/soap, REST beast/json.
+E7_COLUMNS = [("REST", "REST", "beast/json", "primes(100000) alone"),
+              ("SOAP", "SOAP", "gsoap/soap", "primes(100000) alone"),
+              ("REST w/ SOAP", "SOAP+REST", "beast/json", "primes(100000) simultaneous"),
+              ("SOAP w/ REST", "SOAP+REST", "gsoap/soap", "primes(100000) simultaneous")]
+
+
+def fmt_num(x, digits=4):
+    return "-" if x is None else f"{x:,.{digits}g}" if abs(x) < 10 ** digits else f"{x:,.0f}"
+
+
+def render_e7(results, figures, plot):
+    rows, groups, theirs, ours = [], [], [], []
+    for shape in E7_SHAPES:
+        for label, column, stack, case in E7_COLUMNS:
+            protocol = label.split()[0]
+            paper = {stat: paper_value(figures, "E7", protocol=protocol, case=case, param=shape,
+                                       statistic=stat)
+                     for stat in ("mean", "min", "max", "stdev")}
+            run = results.e7(column, stack, shape)
+            if run is None:
+                rows.append([shape, label, stack] + [fmt_num(paper[k]) for k in paper]
+                            + ["-"] * 7 + ["not in the run"])
+                ours_mean = None
+            else:
+                lat = run["latency_ms"]
+                ci = mean_ci(run)
+                failed = sum(run["errors"].values())
+                rows.append([shape, label, stack] + [fmt_num(paper[k]) for k in paper]
+                            + [fmt_num(lat["mean"]),
+                               "-" if ci is None else f"{fmt_num(ci[0])}-{fmt_num(ci[1])}",
+                               fmt_num(lat["min"]), fmt_num(lat["max"]), fmt_num(lat["stddev"]),
+                               fmt_num(run.get("server", {}).get("cpu_ms_per_request")),
+                               ratio_text(paper["mean"], lat["mean"]),
+                               f"n={run['n']}" + (f", {failed} failed" if failed else "")])
+                ours_mean = lat["mean"]
+            groups.append(f"{shape}\n{label}")
+            theirs.append(paper["mean"])
+            ours.append(ours_mean)
+    out = [table(["threads x calls", "column", "ours", "paper avg ms", "paper min", "paper max",
+                  "paper sd", "ours avg ms", "95% CI of avg", "ours min", "ours max", "ours sd",
+                  "server CPU ms/call", "paper/ours", "note"], rows)]
+    ratio_rows = []
+    for shape in E7_SHAPES:
+        for (rest_label, soap_label) in (("REST", "SOAP"), ("REST w/ SOAP", "SOAP w/ REST")):
+            i = E7_SHAPES.index(shape) * len(E7_COLUMNS)
+            labels = [c[0] for c in E7_COLUMNS]
+            r, so = i + labels.index(rest_label), i + labels.index(soap_label)
+            ratio_rows.append([shape, f"{rest_label} / {soap_label}", ratio_text(theirs[r], theirs[so]),
+                               ratio_text(ours[r], ours[so])])
+    out.append("Between protocols (ratio of mean latencies; below 1: REST faster):\n\n"
+               + table(["threads x calls", "ratio", "paper", "ours"], ratio_rows))
+    out.append(plot.bars("e7.png", "E7: mean latency of primes(100000)", "ms", groups,
+                         [("paper (Java, WildFly, JMeter)", theirs),
+                          ("wsbench (native, loopback)", ours)]))
+    return out
+
+
+E8_STACKS = [("SOAP", "gsoap/soap"), ("XML-RPC", "xmlrpc-c/xmlrpc"), ("REST", "beast/json"),
+             ("REST", "beast/xml")]
+E8_USERS = [1, 5, 10, 15, 21]
+
+
+def paper_range(figures, protocol, what):
+    try:
+        return (paper_value(figures, "E8", protocol=protocol, statistic=f"{what}_min"),
+                paper_value(figures, "E8", protocol=protocol, statistic=f"{what}_max"))
+    except KeyError:
+        return None
+
+
+def cpu_us_per_call(run):
+    ms = run.get("server", {}).get("cpu_ms_per_request")
+    return None if ms is None else 1e3 * ms
+
+
+def render_e8(results, figures, plot):
+    ctx = next(iter(results.contexts.values()), {})
+    out = [f"Ramp: {ctx.get('e8_ramp', '?')}; search: {ctx.get('e8_search', '?')}; "
+           f"{ctx.get('e8_define_percent', '?')}% define, the rest put. CPU %: the server "
+           "process's user+system CPU over each step's wall time (100 = one vCPU; the paper's "
+           "is the share of the whole phone); RSS: the largest sample in the step. The paper "
+           "gives ranges over all its tests (section 5.3) and the most users per protocol "
+           "(5.4), not per size. Each user calls again as soon as a reply arrives, so a "
+           "server that answers faster gets more calls: CPU per call tells the protocols' costs "
+           "apart, CPU % what the load cost."]
+    rows = []
+    for size in results.e8_sizes():
+        for protocol, stack in E8_STACKS:
+            run = results.e8(stack, size)
+            if run is None:
+                continue
+            by_users = {s["users"]: s for s in run["steps"]}
+            at_max = by_users.get(run["max_users"])
+            cpu = [by_users.get(u, {}).get("cpu_percent") for u in E8_USERS]
+            rss = [by_users.get(u, {}).get("rss_mb") for u in E8_USERS]
+            cpu_paper, rss_paper = paper_range(figures, protocol, "cpu_percent"), \
+                paper_range(figures, protocol, "memory_mb")
+            try:
+                users_paper = fmt_num(paper_value(figures, "E8", protocol=protocol,
+                                                  statistic="max_users"))
+            except KeyError:
+                users_paper = "-"
+            failed = sum(run["errors"].values())
+            rows.append([stack, size] + [fmt_num(c, 3) for c in cpu]
+                        + [fmt_num(at_max and at_max["cpu_percent"], 3),
+                           "-" if cpu_paper is None else f"{cpu_paper[0]:g}-{cpu_paper[1]:g}"]
+                        + [fmt_num(r, 3) for r in rss]
+                        + [fmt_num(at_max and at_max["rss_mb"], 3),
+                           "-" if rss_paper is None else f"{rss_paper[0]:g}-{rss_paper[1]:g}",
+                           (">=" if run["max_users_at_bound"] else "") + str(run["max_users"])
+                           + (" (overran)" if run.get("overran") else ""),
+                           users_paper,
+                           fmt_num(cpu_us_per_call(run), 3),
+                           f"{run['n']:,} ok, {failed} failed"])
+    out.append(table(["ours", "size"] + [f"CPU % @{u}" for u in E8_USERS]
+                     + ["CPU % @max", "paper CPU %"] + [f"RSS MB @{u}" for u in E8_USERS]
+                     + ["RSS MB @max", "paper MB", "max users", "paper max users",
+                        "server CPU us/call", "calls"],
+                     rows))
+    size = (results.e8_sizes() or ["x1"])[0]
+    for key, unit, name, what in (("cpu_percent", "CPU % of one vCPU", "e8-cpu.png",
+                                   "cpu_percent"),
+                                  ("rss_mb", "RSS MB", "e8-rss.png", "memory_mb")):
+        series = []
+        for protocol, stack in E8_STACKS:
+            run = results.e8(stack, size)
+            if run is not None:
+                series.append((f"{stack} (ours)", [s["users"] for s in run["steps"]],
+                               [s[key] for s in run["steps"]], "-"))
+        for protocol in ("SOAP", "REST"):
+            rng = paper_range(figures, protocol, what)
+            if rng:
+                series.append((f"paper {protocol} (range)", [1, 21, 21, 1, 1],
+                               [rng[0], rng[0], rng[1], rng[1], rng[0]], "--"))
+        out.append(plot.lines(name, f"E8: server {unit} per user step ({size})", "users", unit,
+                              series, logx=True, logy=key == "cpu_percent"))
+    return out
+
+
+E9_VARIANTS = ["soap", "soap-swa", "soap-mtom"]
+E9_PAYLOADS = [f"binary/{n}MiB" for n in (1, 4, 16, 32, 64)] + \
+    [f"gml/{n}" for n in (1, 10, 100, 1000, 5000, 10000)]
+
+
+def render_e9(results, figures, plot):
+    ctx = next(iter(results.contexts.values()), {})
+    link = ctx.get("link", "loopback")
+    out = [f"Link: `{link}`" + (f" ({ctx['link_shaping']})" if ctx.get("link_shaping") else "")
+           + (f". {results.link_note}" if getattr(results, "link_note", "") else ".")]
+    rows, series = [], {v: ([], []) for v in E9_VARIANTS}
+    for payload in E9_PAYLOADS:
+        cells, rtts = [], {}
+        present = False
+        for v in E9_VARIANTS:
+            rt = results.stat(rtt("gsoap/" + v, "get", payload))
+            ser, de = results.stat(f"encode/{v}/{payload}"), results.stat(f"decode/{v}/{payload}")
+            wire = results.counter(f"encode/{v}/{payload}", "wire_bytes")
+            present = present or any(x is not None for x in (rt, ser, de))
+            rtts[v] = rt.median if rt else None
+            cells += ["-" if wire is None else f"{wire:,.0f}",
+                      fmt_ms(rt.median if rt else None),
+                      fmt_ms(ser.median if ser else None) + " / "
+                      + fmt_ms(de.median if de else None)]
+            if rt:
+                mib = float(payload.split("/")[1][:-3]) if payload.startswith("binary") else None
+                if mib:
+                    series[v][0].append(mib)
+                    series[v][1].append(rt.median / 1e6)
+        if not present:
+            continue
+        rows.append([payload] + cells + [ratio_text(rtts["soap"], rtts["soap-swa"]),
+                                         ratio_text(rtts["soap"], rtts["soap-mtom"])])
+    header = ["payload"]
+    for v in E9_VARIANTS:
+        header += [f"{v} bytes", f"{v} rtt ms", f"{v} ser / deser ms"]
+    out.append(table(header + ["rtt soap/swa", "rtt soap/mtom"], rows))
+    paper_rows = [[r["source"], r["case"], r["param"], r["statistic"], r["value"], r["unit"],
+                   r["note"]] for r in paper_values(figures, "E9")]
+    out.append("The paper's figures (it prints three; the rest are plotted):\n\n"
+               + table(["source", "case", "size", "statistic", "value", "unit", "note"],
+                       paper_rows))
+    mtom_ms = [r for r in paper_values(figures, "E9") if r["statistic"] == "approx"]
+    plot_series = [(f"{v} (ours)", xs, ys, "s-") for v, (xs, ys) in series.items()]
+    if mtom_ms:
+        plot_series.append(("paper: MTOM ser+deser, 32 MiB", [32], [float(mtom_ms[0]["value"])],
+                            "o"))
+    out.append(plot.lines("e9.png", "E9: get round trip of a binary", "MiB", "ms", plot_series,
+                          logx=True))
+    return out
+
+
 EXPERIMENTS = [
     Experiment("E1", "Network latency: a request returning a fixed string", "cai-ottosson",
                ["ping"], render_e1),
@@ -482,15 +844,12 @@ EXPERIMENTS = [
                render_e5),
     Experiment("E6", "The round trip split into phases", "aihkisalo-paaso", ["messaging"],
                render_e6),
-    Experiment("E7", "Concurrent clients asking for 100,000 primes", "costa-bernardino", [],
-               None, needs="not wired into this report yet: `scripts/load --experiment E7` runs it "
-                     "with wsbench-load and prints the paper-shaped tables"),
-    Experiment("E8", "CPU, memory and users served as load ramps up", "mohamed-wijesekera", [],
-               None, needs="not wired into this report yet: the dictionary service and "
-                           "wsbench-load's ramp exist, the E8 ramp over them does not"),
+    Experiment("E7", "Concurrent clients asking for 100,000 primes", "costa-bernardino", ["e7"],
+               render_e7),
+    Experiment("E8", "CPU, memory and users served as load ramps up", "mohamed-wijesekera",
+               ["e8"], render_e8),
     Experiment("E9", "Standard SOAP vs SOAP with Attachments vs MTOM for large data", "cha-et-al",
-               [], None, needs="not wired into this report yet: `scripts/e9` runs soap, "
-                               "soap-swa and soap-mtom and prints E9's table"),
+               ["e9"], render_e9),
 ]
 
 ABOUT = {
@@ -514,12 +873,21 @@ ABOUT = {
           "library, transfer, container, service and back). Here the seven phases every stack "
           "marks, with the share of the round trip they leave unexplained.",
     "E7": "Costa and Bernardino sent 40 requests for the first 100,000 primes as 10 threads x 4, "
-          "40 x 1 and 20 x 2 from JMeter to Wildfly, SOAP alone, REST alone and both at once.",
+          "40 x 1 and 20 x 2 from JMeter to Wildfly, SOAP alone, REST alone and both at once, "
+          "and printed the average, minimum, maximum and standard deviation per cell. Here "
+          "`wsbench-load --experiment E7`: a thread is a client with its own connection, SOAP is "
+          "gsoap/soap, REST beast/json, both at once is one mixed run; the server's CPU per "
+          "call is added.",
     "E8": "Mohamed and Wijesekera loaded a dictionary service on an Android host with users "
-          "ramping up one per second, reporting CPU, memory and the most users served without a "
-          "dropped request.",
+          "ramping up one per second to 21, at message sizes x1-x20, reporting CPU, memory and "
+          "the most users served without a dropped request. Here `wsbench-load --experiment "
+          "E8`: the SQLite dictionary (docs/dictionary.md) served by wsbench-server as a "
+          "separate, sampled process per protocol and size; each user a closed-loop client; "
+          "after the ramp the users keep rising in steps until the first failed call.",
     "E9": "Cha et al. compared standard SOAP (base64), SOAP with Attachments and MTOM for 1-64 "
-          "MiB raster tiles and 1-10,000 GML buildings over a 100 Mbit/s link.",
+          "MiB raster tiles and 1-10,000 GML buildings over a 100 Mbit/s link. Here "
+          "`scripts/e9` on the gsoap stack: message size, `get` round trip, serialisation and "
+          "deserialisation per variant.",
 }
 
 
@@ -544,7 +912,11 @@ def write_report(outdir):
     sections, headline = [], []
     for exp in EXPERIMENTS:
         body = [f"## {exp.key}: {exp.title}", f"Paper: {exp.paper}. {ABOUT[exp.key]}"]
-        results = Results(outdir, exp.runs) if exp.runs else None
+        loader = LoadResults if exp.key in ("E7", "E8") else Results
+        results = loader(outdir, exp.runs) if exp.runs else None
+        if results is not None and exp.key == "E9":
+            note = os.path.join(outdir, "e9.link.txt")
+            results.link_note = open(note).read().strip() if os.path.exists(note) else ""
         reason = exp.needs or (("; ".join(results.missing)) if results and results.missing
                                and not results.cases else None)
         if reason:
@@ -563,7 +935,8 @@ def write_report(outdir):
             elif not c["rule"]:
                 verdict, evidence = "not measurable here", "no rule for this claim yet"
             else:
-                verdict, evidence = ClaimContext(results).evaluate(c["rule"])
+                context = LoadClaimContext if exp.key in ("E7", "E8") else ClaimContext
+                verdict, evidence = context(results).evaluate(c["rule"])
             claim_rows.append([c["id"], c["claim"], c["source"], verdict, evidence])
             headline.append([c["id"], c["claim"], verdict])
         if claim_rows:
@@ -605,6 +978,49 @@ def runtime_rows(outdir, key):
 
 # ---- running ----
 
+def timed_run(outdir, run, cmd):
+    """Runs cmd with its output in OUTDIR/run.log; True if it succeeded."""
+    print(f"experiments: run {run}: {' '.join(shlex.quote(c) for c in cmd)}", flush=True)
+    started = time.monotonic()
+    with open(os.path.join(outdir, run + ".log"), "a") as log:
+        code = subprocess.call(cmd, stdout=log, stderr=subprocess.STDOUT)
+    print(f"experiments: run {run} took {time.monotonic() - started:.0f} s (exit {code})",
+          flush=True)
+    return code == 0
+
+
+def run_e9(outdir, quick):
+    """scripts/e9 over the paper's 100 Mbit/s link where this user may make
+    one (root, iproute2's tc) and the run is not quick, else over loopback;
+    OUTDIR/e9.link.txt says which and why."""
+    out = os.path.join(outdir, "e9.json")
+    cmd = [E9_SCRIPT, "--out", out] + (["--quick"] if quick else ["--benchmark_repetitions=6"])
+    if quick:
+        # Over lan100 the quick rows alone moved over 3 GB (round trips and
+        # their floors) and took more than 10 minutes.
+        why = f"over loopback: --quick does not use {E9_LINK} (its round trips take over 10 min)"
+    elif os.geteuid() != 0:
+        why = f"over loopback: {E9_LINK} needs root"
+    elif not (shutil.which("tc") and shutil.which("ip")):
+        why = f"over loopback: {E9_LINK} needs ip and tc (Debian iproute2)"
+    else:
+        ok = timed_run(outdir, "e9", cmd + [f"--link={E9_LINK}"])
+        try:
+            with open(out) as f:
+                link = __import__("json").load(f).get("context", {}).get("link", "")
+        except (OSError, ValueError):
+            link = ""
+        if link == E9_LINK:
+            note = f"over {E9_LINK}, as the paper's 100 Mbit/s link"
+            with open(os.path.join(outdir, "e9.link.txt"), "w") as f:
+                f.write(note + "\n")
+            return ok
+        why = f"over loopback: {link or E9_LINK + ' did not run'}"
+    with open(os.path.join(outdir, "e9.link.txt"), "w") as f:
+        f.write(why + "\n")
+    return timed_run(outdir, "e9", cmd)
+
+
 def run_experiments(outdir, keys, quick, runtimes=None):
     wanted = [e for e in EXPERIMENTS if keys == ["all"] or e.key in keys]
     unknown = set(keys) - {e.key for e in EXPERIMENTS} - {"all"}
@@ -614,6 +1030,16 @@ def run_experiments(outdir, keys, quick, runtimes=None):
     runs = list(dict.fromkeys(r for e in wanted if not e.needs for r in e.runs))
     failed = []
     for run in runs:
+        if run in LOAD_RUNS:
+            cmd = [LOAD, "--out", os.path.join(outdir, run + ".json")] \
+                + LOAD_RUNS[run]["quick" if quick else "full"]
+            if not timed_run(outdir, run, cmd):
+                failed.append(run)
+            continue
+        if run == "e9":
+            if not run_e9(outdir, quick):
+                failed.append(run)
+            continue
         spec = RUNS[run]
         cmd = [BENCH, f"--benchmark_filter={spec['filter']}",
                f"--benchmark_out={os.path.join(outdir, run + '.json')}",
@@ -622,13 +1048,7 @@ def run_experiments(outdir, keys, quick, runtimes=None):
             cmd.append("--full")
         if quick and not spec.get("sized"):
             cmd.append(f"--iterations={QUICK_ITERATIONS}")
-        print(f"experiments: run {run}: {' '.join(shlex.quote(c) for c in cmd)}", flush=True)
-        started = time.monotonic()
-        with open(os.path.join(outdir, run + ".log"), "w") as log:
-            code = subprocess.call(cmd, stdout=log, stderr=subprocess.STDOUT)
-        print(f"experiments: run {run} took {time.monotonic() - started:.0f} s (exit {code})",
-              flush=True)
-        if code != 0:
+        if not timed_run(outdir, run, cmd):
             failed.append(run)
     if runtimes:
         wanted_keys = {e.key for e in wanted}
@@ -649,7 +1069,8 @@ def main(argv=None):
     r.add_argument("outdir")
     r.add_argument("experiments", nargs="*", default=["all"])
     r.add_argument("--quick", action="store_true",
-                   help=f"{QUICK_ITERATIONS} calls per repetition instead of 200 or 2 s")
+                   help=f"{QUICK_ITERATIONS} calls per repetition instead of 200 or 2 s; E7 "
+                        "each cell once; E8 0.25 s steps; E9 four payloads (scripts/e9 --quick)")
     r.add_argument("--runtimes", metavar="R,...",
                    help="also run these managed runtimes (python,php,java or all) into "
                         "OUTDIR/runtimes: E1, E3 and E5 show them (scripts/runtime_share.py)")

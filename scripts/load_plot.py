@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """PNG plots of a wsbench-load JSON file, one per experiment (the tables
 never depend on this): E7 as mean latency with min-max bars per shape and
-column; a plain run as throughput and p99 per target. Needs matplotlib
+column; E8 as the server's CPU % and RSS per user step, a line per protocol
+and size; a plain run as throughput per target. Needs matplotlib
 (Debian python3-matplotlib); without it, says so and exits 0."""
 import json
 import os
@@ -24,6 +25,31 @@ def main():
     experiments = sorted({r["experiment"] or "runs" for r in runs})
     for experiment in experiments:
         rows = [r for r in runs if (r["experiment"] or "runs") == experiment]
+        if experiment == "E8":
+            fig, (cpu, rss) = plt.subplots(1, 2, figsize=(11, 4.5))
+            # A colour per protocol, a line style per size.
+            protocols = list(dict.fromkeys(r["target"].split()[0] for r in rows))
+            sizes = list(dict.fromkeys(r["size"] for r in rows))
+            for r in rows:
+                users = [s["users"] for s in r["steps"]]
+                protocol = r["target"].split()[0]
+                style = {"color": f"C{protocols.index(protocol)}",
+                         "linestyle": ["-", "--", ":", "-."][sizes.index(r["size"]) % 4],
+                         "label": f"{protocol} {r['size']}"}
+                cpu.plot(users, [s["cpu_percent"] for s in r["steps"]], **style)
+                rss.plot(users, [s["rss_mb"] for s in r["steps"]], **style)
+            for ax, what in ((cpu, "server CPU % (100 = one vCPU)"), (rss, "server RSS, MB")):
+                ax.set_xscale("log")
+                ax.set_xlabel("users")
+                ax.set_ylabel(what)
+                ax.grid(True, which="both", alpha=0.3)
+            rss.legend(fontsize=7)
+            fig.suptitle("E8: the dictionary under ramping users")
+            fig.tight_layout()
+            out = os.path.splitext(path)[0] + f"-{experiment}.png"
+            fig.savefig(out, dpi=100)
+            print(f"wrote {out}")
+            continue
         fig, ax = plt.subplots(figsize=(8, 4.5))
         if experiment == "E7":
             shapes = list(dict.fromkeys(r["shape"] for r in rows))

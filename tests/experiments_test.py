@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """scripts/experiments.py report on result files of a short real run
 (tests/data/experiments: --quick on a loaded 2-vCPU machine, fields the
-report does not read removed). Checks that every experiment has its
+report does not read removed; e7, e8 and e9.json from `run E7 E8 E9
+--quick`). Checks that every experiment has its
 section, that the papers' values come from docs/papers/figures.csv, that
 claims render as holding, failing and unmeasurable, and that a missing run
 or experiment is shown with its reason instead of numbers; and that E1, E3
@@ -57,7 +58,8 @@ def claim_verdict(section, claim_id):
 class ReportTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
-        cls.text = report(["ping.json", "parse.json", "query.json", "messaging.json"])
+        cls.text = report(["ping.json", "parse.json", "query.json", "messaging.json", "e7.json",
+                           "e8.json", "e9.json", "e9.link.txt"])
         cls.by = sections(cls.text)
         with open(FIGURES, newline="") as f:
             cls.figures = list(csv.DictReader(f))
@@ -115,10 +117,75 @@ class ReportTest(unittest.TestCase):
         self.assertRegex(self.text, r"\| E1-a \| [^|]+ \| does not hold \|")
 
     def test_missing_experiments_say_why(self):
-        for key, words in (("E7", "scripts/load"), ("E8", "dictionary"), ("E9", "scripts/e9")):
-            self.assertIn("**Not run here:**", self.by[key])
-            self.assertIn(words, self.by[key])
-            self.assertNotIn("| median", self.by[key])
+        by = sections(report(["ping.json"]))
+        for key, run in (("E7", "e7"), ("E8", "e8"), ("E9", "e9")):
+            self.assertIn(f"**Not run here:** run `{run}` absent", by[key])
+            self.assertNotIn("| ours", by[key])
+            self.assertNotIn("| payload", by[key])
+            verdict, _ = claim_verdict(by[key], f"{key}-a")
+            self.assertEqual(verdict, "not measurable here")
+
+    def load_runs(self, name):
+        with open(os.path.join(FIXTURE, name)) as f:
+            return json.load(f)["runs"]
+
+    def test_e7_is_laid_out_like_the_papers_tables(self):
+        e7 = self.by["E7"]
+        for row in self.figures:
+            if row["experiment"] != "E7" or row["statistic"] != "mean":
+                continue
+            alone = row["case"].endswith("alone")
+            label = row["protocol"] if alone else \
+                {"REST": "REST w/ SOAP", "SOAP": "SOAP w/ REST"}[row["protocol"]]
+            self.assertIn(f"| {row['param']} | {label} | ", e7)
+            self.assertIn(f"| {float(row['value']):,.0f} |", e7, row)
+        # Our means are the runs' own: every cell of the fixture appears.
+        runs = [r for r in self.load_runs("e7.json") if r["experiment"] == "E7"]
+        self.assertEqual(len(runs), 12)
+        for r in runs:
+            self.assertIn(f"| {experiments.fmt_num(r['latency_ms']['mean'])} |", e7, r["target"])
+        self.assertIn("Between protocols", e7)
+        verdict, evidence = claim_verdict(e7, "E7-a")
+        self.assertIn(verdict, ("holds", "does not hold", "inconclusive"))
+        self.assertIn("10x4: REST/SOAP", evidence)
+        verdict, evidence = claim_verdict(e7, "E7-b")
+        self.assertRegex(evidence, r"REST faster in \d of 6 cells")
+
+    def test_e8_has_a_row_per_protocol_and_size_beside_the_papers_ranges(self):
+        e8 = self.by["E8"]
+        runs = [r for r in self.load_runs("e8.json") if r["experiment"] == "E8"]
+        self.assertEqual(len(runs), 16)  # 4 protocols x 4 sizes
+        for r in runs:
+            stack = r["target"].split()[0]
+            max_users = (">=" if r["max_users_at_bound"] else "") + str(r["max_users"])
+            row = [line for line in e8.splitlines() if line.startswith(f"| {stack} | {r['size']} |")]
+            self.assertEqual(len(row), 1, (stack, r["size"]))
+            self.assertIn(f"| {max_users} |", row[0])
+            self.assertIn(f"| {r['n']:,} ok, ", row[0])
+            if stack == "gsoap/soap":
+                self.assertIn("| 6-11 |", row[0])
+                self.assertIn("| 9-18 |", row[0])
+                self.assertIn("| 50 |", row[0])
+            if stack == "beast/json":
+                self.assertIn("| 1-3 |", row[0])
+                self.assertIn("| 68 |", row[0])
+        verdict, evidence = claim_verdict(e8, "E8-a")
+        self.assertIn(verdict, ("holds", "does not hold"))
+        self.assertIn("x20 rss_mb: gsoap/soap", evidence)
+        verdict, evidence = claim_verdict(e8, "E8-b")
+        self.assertIn("beast/json", evidence)
+
+    def test_e9_says_its_link_and_evaluates_its_claims(self):
+        e9 = self.by["E9"]
+        with open(os.path.join(FIXTURE, "e9.link.txt")) as f:
+            self.assertIn(f.read().strip(), e9)
+        for payload in ("binary/1MiB", "binary/32MiB", "gml/10", "gml/10000"):
+            self.assertIn(f"| {payload} |", e9)
+        self.assertIn("| almost 1500ms' |".replace("almost", "'almost"), e9)
+        for claim in ("E9-a", "E9-b"):
+            verdict, evidence = claim_verdict(e9, claim)
+            self.assertIn(verdict, ("holds", "does not hold", "inconclusive (CI95s overlap)"))
+            self.assertRegex(evidence, r"(encode|rtt)/")
 
     def test_a_missing_run_is_reported_not_invented(self):
         by = sections(report(["ping.json"]))
@@ -201,6 +268,47 @@ class ClaimRulesTest(unittest.TestCase):
     def test_a_missing_case_is_not_measurable(self):
         self.assertEqual(self.verdict("faster('a', 'b')", a=Stat(10, 9, 11)),
                          "not measurable here")
+
+
+def e8_run(max_users, at_bound):
+    return {"experiment": "E8", "size": "x1", "max_users": max_users,
+            "max_users_at_bound": at_bound, "steps": []}
+
+
+class FakeLoadResults:
+    def __init__(self, rest, soap):
+        self.by = {"beast/json": rest, "gsoap/soap": soap}
+
+    def e8(self, stack, size):
+        return self.by.get(stack)
+
+    def e7(self, column, stack, shape):
+        return self.by.get(stack)
+
+
+class LoadClaimRulesTest(unittest.TestCase):
+    def verdict(self, rule, rest, soap):
+        return experiments.LoadClaimContext(FakeLoadResults(rest, soap)).evaluate(rule)
+
+    def test_more_users_served_and_the_bound(self):
+        rule = "e8_serves_more('beast/json', 'gsoap/soap')"
+        self.assertEqual(self.verdict(rule, e8_run(68, False), e8_run(50, False))[0], "holds")
+        self.assertEqual(self.verdict(rule, e8_run(40, False), e8_run(50, False))[0],
+                         "does not hold")
+        self.assertEqual(self.verdict(rule, e8_run(40, False), e8_run(128, True))[0],
+                         "does not hold")
+        verdict, evidence = self.verdict(rule, e8_run(128, True), e8_run(128, True))
+        self.assertEqual(verdict, "inconclusive")
+        self.assertIn("both served the search's bound", evidence)
+        self.assertEqual(self.verdict(rule, None, e8_run(50, False))[0], "not measurable here")
+
+    def test_e7_ratio_uses_the_means_intervals(self):
+        def cell(mean, sd, n=400):
+            return {"latency_ms": {"mean": mean, "stddev": sd}, "n": n}
+        rule = "e7_ratio('10x4', 0.97, 1.0)"
+        self.assertEqual(self.verdict(rule, cell(99, 1), cell(100, 1))[0], "holds")
+        self.assertEqual(self.verdict(rule, cell(80, 1), cell(100, 1))[0], "does not hold")
+        self.assertEqual(self.verdict(rule, cell(99, 30), cell(100, 30))[0], "inconclusive")
 
 
 if __name__ == "__main__":

@@ -18,6 +18,7 @@
 #include "common/codec.h"
 #include "harness/loopback.h"
 #include "load/driver.h"
+#include "load/e8.h"
 #include "load/histogram.h"
 #include "load/server_process.h"
 #include "stack_fixture.h"
@@ -332,6 +333,97 @@ TEST(LoadSearch, StopsAtTheFirstFailure) {
   const auto clean = search_max_clients({ping(good.endpoint())}, spec, 1, 2, 5);
   EXPECT_EQ(clean.max_clean_clients, 5);
   EXPECT_EQ(clean.runs.size(), 3u);
+}
+
+TEST(LoadRamp, AFailureStopsTheRunWithoutWaitingForLateJoiners) {
+  TinyServer server(TinyServer::Behaviour::wrong);
+  LoadSpec spec;
+  spec.clients = 2;
+  spec.client_starts = {0ms, 20s};
+  spec.duration = 30s;
+  spec.stop_on_failure = true;
+  const auto began = std::chrono::steady_clock::now();
+  const auto result = run_load({ping(server.endpoint())}, spec).front();
+  EXPECT_LT(std::chrono::steady_clock::now() - began, 10s);
+  EXPECT_EQ(result.tally.failed(), 1u);
+  ASSERT_TRUE(result.tally.first_failure_sent);
+  EXPECT_LT(*result.tally.first_failure_sent, 1s);
+}
+
+// Users 1, 2, 3 a second each, then 5 for a second; the server's CPU grows
+// by half a second per second and its RSS by 1 MB per second.
+E8Plan small_plan() {
+  E8Plan plan;
+  plan.ramp_to = 3;
+  plan.ramp_every = 1000ms;
+  plan.search_users = {5};
+  plan.search_hold = 1000ms;
+  return plan;
+}
+
+RunRecord ramp_record(double elapsed_s) {
+  RunRecord r;
+  r.run.elapsed_s = elapsed_s;
+  r.samples_offset_s = 0.2;
+  for (int i = 0; i <= 10; ++i) {
+    const double t = 0.5 * i;
+    r.server_samples.push_back(
+        {t, ProcessUsage{0.5 * t, static_cast<std::uint64_t>(1024 * (10 + t)), 0}});
+  }
+  // 50 ms intervals: 20 calls a second, and two more after the run's end
+  // (calls that were still out).
+  r.run.tally.ok_per_second.assign(static_cast<std::size_t>(std::lround(elapsed_s / 0.05)) + 2, 1);
+  return r;
+}
+
+TEST(LoadE8, TheSpecStartsEachUserAtItsStep) {
+  const auto spec = e8_spec(small_plan());
+  EXPECT_EQ(spec.clients, 5);
+  EXPECT_EQ(spec.client_starts, (std::vector<std::chrono::milliseconds>{0ms, 1s, 2s, 3s, 3s}));
+  EXPECT_EQ(spec.duration, 4s);
+  EXPECT_TRUE(spec.stop_on_failure);
+  EXPECT_EQ(parse_search_users("24:8:48", 21), (std::vector<int>{24, 32, 40, 48}));
+  EXPECT_THROW(parse_search_users("8:8:48", 21), std::invalid_argument);
+  EXPECT_THROW(parse_search_users("24-48", 21), std::invalid_argument);
+}
+
+TEST(LoadE8, StepsCarryTheServersCpuAndRss) {
+  auto r = ramp_record(4.0);
+  add_e8_steps(r, small_plan());
+  ASSERT_EQ(r.steps.size(), 4u);
+  for (const auto& s : r.steps) {
+    EXPECT_NEAR(s.cpu_percent, 50, 1e-6) << s.users;
+    EXPECT_EQ(s.ok, s.users == 5 ? 22u : 20u) << s.users;
+  }
+  // Step 2 spans 1.0-2.0 s of the run, 1.2-2.2 s of the samples: the
+  // largest RSS sampled in it is at 2.0 s, 12 MB.
+  EXPECT_DOUBLE_EQ(r.steps[1].rss_mb, 12);
+  EXPECT_EQ(r.max_users, 5);
+  EXPECT_TRUE(r.max_users_at_bound);
+}
+
+TEST(LoadE8, TheMostUsersServedIsTheStepBeforeTheFirstFailedCall) {
+  auto r = ramp_record(2.6);
+  r.run.tally.first_failure_sent = 2500ms;  // sent with 3 users
+  add_e8_steps(r, small_plan());
+  ASSERT_EQ(r.steps.size(), 3u);  // the run stopped before the fourth step
+  EXPECT_EQ(r.max_users, 2);
+  EXPECT_FALSE(r.max_users_at_bound);
+  // Calls still out when the run stopped belong to its last step.
+  EXPECT_EQ(r.steps[2].ok, 14u);
+
+  // Calls stuck past the timeout with none failed: the clients or the
+  // server were starved, and nothing is known to have been served.
+  auto stalled = ramp_record(4.0);
+  stalled.run.overran = true;
+  add_e8_steps(stalled, small_plan());
+  EXPECT_EQ(stalled.max_users, 0);
+  EXPECT_FALSE(stalled.max_users_at_bound);
+
+  auto first = ramp_record(0.3);
+  first.run.tally.first_failure_sent = 100ms;
+  add_e8_steps(first, small_plan());
+  EXPECT_EQ(first.max_users, 0);
 }
 
 }  // namespace

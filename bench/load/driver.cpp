@@ -46,10 +46,10 @@ class EchoSession : public Session {
 
 using Clock = std::chrono::steady_clock;
 
-// The second of the run a moment falls in, for the per-second series.
-std::size_t second_of(Clock::time_point start, Clock::time_point t) {
-  return static_cast<std::size_t>(
-      std::chrono::duration_cast<std::chrono::seconds>(t - start).count());
+// The series interval of the run a moment falls in.
+std::size_t interval_of(Clock::time_point start, Clock::time_point t,
+                        std::chrono::milliseconds interval) {
+  return static_cast<std::size_t>((t - start) / interval);
 }
 
 void count_at(std::vector<std::uint64_t>& series, std::size_t second) {
@@ -60,7 +60,7 @@ void count_at(std::vector<std::uint64_t>& series, std::size_t second) {
 // One client's loop: calls until its count, the run's end or a stop.
 class ClientLoop {
  public:
-  ClientLoop(const Target& target, const LoadSpec& spec, const std::atomic<bool>& stop,
+  ClientLoop(const Target& target, const LoadSpec& spec, std::atomic<bool>& stop,
              std::uint64_t seed, int index)
       : target_(target), spec_(spec), stop_(stop), random_(seed), index_(index) {}
 
@@ -69,8 +69,13 @@ class ClientLoop {
   void run(Clock::time_point start, Clock::time_point end) {
     start_ = start;
     end_ = end;
-    Clock::time_point intended = start_ + index_ * spec_.ramp_interval;
-    std::this_thread::sleep_until(intended);
+    Clock::time_point intended =
+        start_ +
+        (spec_.client_starts.empty() ? index_ * spec_.ramp_interval : spec_.client_starts[index_]);
+    // Waits in slices: a run that stops early does not wait for late joiners.
+    while (Clock::now() < intended && !stop_.load(std::memory_order_relaxed))
+      std::this_thread::sleep_until(
+          std::min(intended, Clock::now() + std::chrono::milliseconds(10)));
     const bool open = spec_.arrivals != Arrivals::closed;
     // wrk2's scheme: each client sends at rate / clients; its own arrivals
     // are Poisson or evenly spaced, so together they are too.
@@ -119,7 +124,13 @@ class ClientLoop {
     }
     const auto done = Clock::now();
     const auto latency = done - sent;
-    const std::size_t second = second_of(start_, done);
+    const std::size_t second = interval_of(start_, done, spec_.series_interval);
+    if (latency > spec_.timeout || !failure.empty()) {
+      const auto offset = std::chrono::duration_cast<std::chrono::nanoseconds>(sent - start_);
+      if (!tally_.first_failure_sent || offset < *tally_.first_failure_sent)
+        tally_.first_failure_sent = offset;
+      if (spec_.stop_on_failure) stop_ = true;
+    }
     if (latency > spec_.timeout) {
       tally_.add_error(ErrorKind::timeout, failure.empty() ? "a reply came after the timeout"
                                                            : "after the timeout: " + failure);
@@ -142,7 +153,7 @@ class ClientLoop {
   const Target& target_;
   const LoadSpec& spec_;
   Clock::time_point start_, end_;
-  const std::atomic<bool>& stop_;
+  std::atomic<bool>& stop_;
   std::mt19937_64 random_;
   int index_;
   std::unique_ptr<Session> session_;
@@ -187,6 +198,9 @@ void Tally::add_error(ErrorKind kind, const std::string& message) {
 void Tally::merge(const Tally& other) {
   latency.merge(other.latency);
   ok += other.ok;
+  if (other.first_failure_sent &&
+      (!first_failure_sent || *other.first_failure_sent < *first_failure_sent))
+    first_failure_sent = other.first_failure_sent;
   for (std::size_t i = 0; i < kErrorKinds; ++i) {
     if (errors[i] == 0) first_error[i] = other.first_error[i];
     errors[i] += other.errors[i];
@@ -230,6 +244,11 @@ std::vector<RunResult> run_load(const std::vector<Target>& targets, const LoadSp
     throw std::invalid_argument("a run needs a request count or a duration");
   if (spec.arrivals != Arrivals::closed && (spec.rate <= 0 || spec.duration.count() <= 0))
     throw std::invalid_argument("an open loop needs a rate and a duration");
+  if (!spec.client_starts.empty() &&
+      spec.client_starts.size() != static_cast<std::size_t>(spec.clients))
+    throw std::invalid_argument("client_starts needs one start per client");
+  if (spec.series_interval.count() <= 0)
+    throw std::invalid_argument("the series interval must be positive");
 
   std::atomic<bool> stop{false}, go{false};
   Clock::time_point start, end;
@@ -285,6 +304,7 @@ std::vector<RunResult> run_load(const std::vector<Target>& targets, const LoadSp
     r.label = targets[t].label;
     r.clients = spec.clients;
     r.overran = overran;
+    r.started = start;
     r.elapsed_s = std::chrono::duration<double>(finished - start).count();
     for (int c = 0; c < spec.clients; ++c) r.tally.merge(loops[t * spec.clients + c]->tally());
     results.push_back(std::move(r));

@@ -78,8 +78,15 @@ struct LoadSpec {
   double rate = 0;  // open loop: calls per second per target, over all its clients
   // A reply later than this counts as a timeout, not a success.
   std::chrono::milliseconds timeout{5000};
-  // Ramp: client i starts at i * ramp_interval (0: all at once).
+  // Ramp: client i starts at i * ramp_interval (0: all at once), or at
+  // client_starts[i] when that is given (one entry per client): E8's ramp
+  // and the search steps after it.
   std::chrono::milliseconds ramp_interval{0};
+  std::vector<std::chrono::milliseconds> client_starts;
+  // Stop the run (no call starts after it) at the first failed call.
+  bool stop_on_failure = false;
+  // The width of the per-interval series (ok_per_second, failed_per_second).
+  std::chrono::milliseconds series_interval{1000};
   // The run's hard bound: past it no call starts. `on_overrun` (e.g.
   // stopping the server) runs if a client is still in a call a timeout
   // after the run's end (its duration, or this bound).
@@ -95,8 +102,11 @@ struct Tally {
   std::uint64_t ok = 0;
   std::array<std::uint64_t, kErrorKinds> errors{};
   std::array<std::string, kErrorKinds> first_error;  // one message per kind
-  // Completed calls and failures per second since the start (ramps).
+  // Completed calls and failures per series interval since the start
+  // (ramps; LoadSpec::series_interval, a second unless set).
   std::vector<std::uint64_t> ok_per_second, failed_per_second;
+  // When the earliest failed call was sent, since the run's start.
+  std::optional<std::chrono::nanoseconds> first_failure_sent;
 
   void add_error(ErrorKind kind, const std::string& message);
   void merge(const Tally& other);
@@ -107,7 +117,8 @@ struct RunResult {
   std::string label;
   int clients = 0;
   double elapsed_s = 0;
-  bool overran = false;  // on_overrun had to run
+  std::chrono::steady_clock::time_point started;  // the run's clock starts here
+  bool overran = false;                           // on_overrun had to run
   Tally tally;
   double throughput() const { return elapsed_s > 0 ? tally.ok / elapsed_s : 0; }
 };

@@ -1,7 +1,8 @@
 // wsbench-load: many clients calling one or two stacks at once (closed or
 // open loop, ramp, search for the most clients served), with the server as
 // a child process whose CPU and memory are sampled; --experiment E7 runs
-// the concurrency experiment. --help lists the options.
+// the concurrency experiment, --experiment E8 the dictionary under ramping
+// users. --help lists the options.
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -16,10 +17,12 @@
 #include <string>
 #include <vector>
 
+#include "common/dictionary.h"
 #include "common/phases.h"
 #include "common/placement.h"
 #include "harness/environment.h"
 #include "load/driver.h"
+#include "load/e8.h"
 #include "load/report.h"
 #include "load/server_process.h"
 
@@ -49,6 +52,14 @@ struct Options {
   double max_time_s = 120;
   int repeat = 3;
   std::size_t echo_bytes = 0;
+  // E8
+  std::string sizes = "x1,x10,x15,x20";
+  double hold_s = 0.5;
+  unsigned define_percent = 90;
+  std::string dictionary_dir;
+  // Given to every server started (E8: its dictionary's size and folder).
+  std::vector<std::string> server_args;
+  int server_startup_s = 10;
 };
 
 const std::pair<int, int> kE7Shapes[] = {{10, 4}, {40, 1}, {20, 2}};
@@ -96,7 +107,8 @@ class Servers {
         continue;
       }
       processes_.push_back(
-          std::make_unique<ServerProcess>(binary, std::vector{stack}, cpus.server));
+          std::make_unique<ServerProcess>(binary, std::vector{stack}, cpus.server, o.server_args,
+                                          std::chrono::seconds(o.server_startup_s)));
     }
   }
   wsb::Endpoint endpoint(std::size_t i, const std::string& stack) const {
@@ -182,8 +194,12 @@ std::vector<RunRecord> sampled_run(const Options& o, const std::vector<std::stri
     record.requests_per_client = spec.requests_per_client;
     record.rate = spec.rate;
     record.placement = cpus.describe();
+    record.series_interval_s = std::chrono::duration<double>(spec.series_interval).count();
     const std::size_t server_index = t - (o.echo_bytes > 0 ? 1 : 0);
     if (t >= (o.echo_bytes > 0 ? 1u : 0u) && samplers[server_index]) {
+      record.samples_offset_s =
+          std::chrono::duration<double>(record.run.started - samplers[server_index]->start())
+              .count();
       record.server_samples = samplers[server_index]->finish();
       record.server = server_figures(record.server_samples);
     }
@@ -219,6 +235,74 @@ std::vector<RunRecord> run_e7(Options o, const Cpus& cpus) {
         r.mode = loads.size() > 1 ? "mixed" : "closed";
       });
       for (auto& r : cell) records.push_back(std::move(r));
+    }
+  }
+  return records;
+}
+
+// The protocols E8 loads unless --load names others: SOAP, XML-RPC and
+// REST in both of its text encodings.
+const std::vector<std::string> kE8Loads = {"gsoap/soap", "xmlrpc-c/xmlrpc", "beast/json",
+                                           "beast/xml"};
+
+E8Plan e8_plan(const Options& o) {
+  E8Plan plan;
+  if (o.ramp_to > 0) plan.ramp_to = o.ramp_to;
+  if (o.ramp_every_s > 0)
+    plan.ramp_every = std::chrono::milliseconds(std::lround(o.ramp_every_s * 1000));
+  plan.search_users = parse_search_users(o.search.empty() ? "24:8:128" : o.search, plan.ramp_to);
+  plan.search_hold = std::chrono::milliseconds(std::lround(o.hold_s * 1000));
+  if (o.define_percent > 100) throw std::invalid_argument("--define-percent is at most 100");
+  plan.define_percent = o.define_percent;
+  return plan;
+}
+
+std::vector<unsigned> parse_sizes(const std::string& text) {
+  std::vector<unsigned> sizes;
+  std::size_t at = 0;
+  while (at <= text.size()) {
+    const auto comma = std::min(text.find(',', at), text.size());
+    sizes.push_back(wsb::parse_size_multiple(text.substr(at, comma - at)));
+    at = comma + 1;
+  }
+  return sizes;
+}
+
+std::vector<RunRecord> run_e8(Options o, const Cpus& cpus, const E8Plan& plan) {
+  if (!o.targets.empty())
+    throw std::invalid_argument("E8 samples the servers it starts: --target does not apply");
+  const auto loads = o.loads.empty() ? kE8Loads : o.loads;
+  LoadSpec spec = e8_spec(plan);
+  spec.timeout = std::chrono::milliseconds(o.timeout_ms > 0 ? o.timeout_ms : 5000);
+  spec.max_time = std::chrono::milliseconds(std::lround(o.max_time_s * 1000));
+  if (spec.max_time < spec.duration)
+    throw std::invalid_argument("E8's steps take longer than --max-time");
+  o.echo_bytes = 0;
+  // A server checks its database before it serves: x20's took up to 3 s.
+  o.server_startup_s = 120;
+  std::vector<RunRecord> records;
+  for (const unsigned size : parse_sizes(o.sizes)) {
+    wsb::DictionaryOptions dictionary;
+    dictionary.size_multiple = size;
+    dictionary.cache_dir = o.dictionary_dir;
+    // Built here if missing, so no server's figures carry a build.
+    std::fprintf(stderr, "wsbench-load: dictionary x%u: %s\n", size,
+                 wsb::Dictionary(dictionary).how_opened().c_str());
+    o.server_args = {"--dictionary-size=x" + std::to_string(size)};
+    if (!o.dictionary_dir.empty()) o.server_args.push_back("--dictionary-dir=" + o.dictionary_dir);
+    o.operation = "dictionary:x" + std::to_string(size) + ":" + std::to_string(plan.define_percent);
+    for (const auto& load : loads) {
+      auto cell = sampled_run(o, {load}, spec, cpus, 1, [&](RunRecord& r, std::size_t) {
+        r.experiment = "E8";
+        r.mode = "ramp";
+        r.column = load;
+        r.shape = "x" + std::to_string(size);
+        r.size_multiple = size;
+      });
+      for (auto& r : cell) {
+        add_e8_steps(r, plan);
+        records.push_back(std::move(r));
+      }
     }
   }
   return records;
@@ -291,7 +375,7 @@ int main(int argc, char** argv) {
       "load", po::value(&o.loads)->composing(),
       "STACK/CODEC to load (beast/json, gsoap/soap, xmlrpc-c/xmlrpc); twice for a mixed run")(
       "op", po::value(&o.operation)->default_value(o.operation),
-      "operation[:argument]: ping, primes:N, echo:LABEL, get:LABEL")(
+      "operation[:argument]: ping, primes:N, echo:LABEL, get:LABEL, dictionary:SIZE[:DEFINE%]")(
       "clients,c", po::value(&o.clients)->default_value(o.clients),
       "concurrent clients per load, each with its own connection")(
       "requests,n", po::value(&o.requests)->default_value(o.requests),
@@ -318,7 +402,15 @@ int main(int argc, char** argv) {
       "the wsbench-server binary (default: beside this one)")(
       "placement", po::value(&o.placement)->default_value(o.placement),
       "split: driver and servers on disjoint vCPUs; none: unpinned")(
-      "experiment", po::value(&o.experiment), "E7: the concurrency experiment")(
+      "experiment", po::value(&o.experiment),
+      "E7: the concurrency experiment; E8: the dictionary under ramping users")(
+      "sizes", po::value(&o.sizes)->default_value(o.sizes), "E8: the definitions' sizes")(
+      "hold", po::value(&o.hold_s)->default_value(o.hold_s),
+      "E8: seconds each search step holds its users")(
+      "define-percent", po::value(&o.define_percent)->default_value(o.define_percent),
+      "E8: the share of define calls (the rest put)")(
+      "dictionary-dir", po::value(&o.dictionary_dir),
+      "E8: folder of the dictionary databases (default: the servers' cache folder)")(
       "out,o", po::value(&o.out), "write the runs and their context as JSON here");
   po::variables_map vm;
   try {
@@ -337,9 +429,11 @@ int main(int argc, char** argv) {
     if (o.experiment.empty() && o.loads.empty() && o.echo_bytes == 0)
       throw std::invalid_argument(
           "nothing to load: give --load STACK/CODEC, --echo or --experiment");
-    if (!o.experiment.empty() && o.experiment != "E7")
-      throw std::invalid_argument("unknown experiment '" + o.experiment + "' (known: E7)");
-    if (o.loads.size() > 2) throw std::invalid_argument("at most two --load at once");
+    if (!o.experiment.empty() && o.experiment != "E7" && o.experiment != "E8")
+      throw std::invalid_argument("unknown experiment '" + o.experiment + "' (known: E7, E8)");
+    // E8 loads its protocols one after another, the others at once.
+    if (o.loads.size() > 2 && o.experiment != "E8")
+      throw std::invalid_argument("at most two --load at once");
     if (o.repeat < 1) throw std::invalid_argument("--repeat must be at least 1");
     const wsb::Placement placement = wsb::parse_placement(o.placement);
     // "same" would put the clients on the server's vCPU: not a load test.
@@ -351,15 +445,32 @@ int main(int argc, char** argv) {
     wsb::set_probes_enabled(false);
     auto context = wsb::environment(command_line);
     context.emplace_back("load_placement", cpus.describe());
+    const std::optional<E8Plan> e8 =
+        o.experiment == "E8" ? std::optional<E8Plan>(e8_plan(o)) : std::nullopt;
+    if (e8) {
+      context.emplace_back("e8_define_percent", std::to_string(e8->define_percent));
+      context.emplace_back("e8_ramp", std::to_string(e8->ramp_to) + " users, one every " +
+                                          std::to_string(e8->ramp_every.count()) + " ms");
+      context.emplace_back("e8_search",
+                           e8->search_users.empty()
+                               ? "none"
+                               : std::to_string(e8->search_users.front()) + " to " +
+                                     std::to_string(e8->search_users.back()) + " users in " +
+                                     std::to_string(e8->search_users.size()) + " steps of " +
+                                     std::to_string(e8->search_hold.count()) + " ms");
+    }
     wsb::RunAftermath aftermath;
     aftermath.ticks_before = wsb::read_cpu_ticks();
     aftermath.calibration_before_ns = wsb::calibrate(wsb::kCalibrationSamples, cpus.clients);
-    const auto records = o.experiment == "E7" ? run_e7(o, cpus) : run_plain(o, cpus);
+    const auto records = o.experiment == "E7" ? run_e7(o, cpus)
+                         : e8                 ? run_e8(o, cpus, *e8)
+                                              : run_plain(o, cpus);
     aftermath.calibration_after_ns = wsb::calibrate(wsb::kCalibrationSamples, cpus.clients);
     aftermath.ticks_after = wsb::read_cpu_ticks();
     std::printf("placement: %s\n", cpus.describe().c_str());
     print_runs(stdout, records);
     if (o.experiment == "E7") print_e7(stdout, records);
+    if (e8) print_e8(stdout, records, *e8);
     if (!o.out.empty()) {
       if (const auto error = write_json(o.out, context, records, aftermath); !error.empty()) {
         std::cerr << "wsbench-load: " << error << "\n";
@@ -369,7 +480,7 @@ int main(int argc, char** argv) {
     }
     bool failed = false;
     for (const auto& r : records) failed = failed || r.run.tally.failed() > 0;
-    return failed && o.search.empty() ? 3 : 0;
+    return failed && o.search.empty() && !e8 ? 3 : 0;
   } catch (const std::exception& e) {
     std::cerr << "wsbench-load: " << e.what() << "\n";
     return 1;

@@ -1,9 +1,14 @@
 #include "load/operations.h"
 
+#include <algorithm>
+#include <atomic>
 #include <memory>
+#include <random>
 #include <stdexcept>
+#include <utility>
 
 #include "common/codec.h"
+#include "common/dictionary.h"
 #include "common/payload.h"
 #include "common/service.h"
 
@@ -39,7 +44,49 @@ CallFactory payload_call(const std::string& argument, const std::string& codec, 
   };
 }
 
+CallFactory dictionary_calls(const DictionaryMix& mix) {
+  using Entry = std::pair<std::string, std::string>;  // word, definition
+  const std::vector<std::string> words = dictionary_words(DictionaryOptions{}.word_list);
+  std::vector<std::string> chosen;
+  std::sample(words.begin(), words.end(), std::back_inserter(chosen), kDictionarySampleWords,
+              std::mt19937_64(20090101));
+  auto entries = std::make_shared<std::vector<Entry>>();
+  for (auto& word : chosen) {
+    std::string definition = generated_definition(word, mix.size_multiple);
+    entries->emplace_back(std::move(word), std::move(definition));
+  }
+  auto connections = std::make_shared<std::atomic<std::uint64_t>>(0);
+  const unsigned define_percent = mix.define_percent;
+  return [entries = std::shared_ptr<const std::vector<Entry>>(entries), connections,
+          define_percent]() -> Call {
+    auto random = std::make_shared<std::mt19937_64>(connections->fetch_add(1) + 1);
+    return [entries, random, define_percent](Client& client) {
+      const auto& [word, definition] = (*entries)[(*random)() % entries->size()];
+      if ((*random)() % 100 >= define_percent) {
+        client.put(word, definition);
+        return std::string();
+      }
+      return client.define(word) == definition ? std::string()
+                                               : "define " + word + ": the definition differs";
+    };
+  };
+}
+
 }  // namespace
+
+DictionaryMix parse_dictionary_mix(const std::string& text) {
+  const auto colon = text.find(':');
+  DictionaryMix mix;
+  mix.size_multiple = parse_size_multiple(text.substr(0, colon));
+  if (colon != std::string::npos) {
+    const std::uint32_t percent = parse_count(text.substr(colon + 1));
+    if (percent > 100)
+      throw std::invalid_argument("the define share is a percentage, not " +
+                                  std::to_string(percent));
+    mix.define_percent = percent;
+  }
+  return mix;
+}
 
 const std::vector<Operation>& all_operations() {
   static const std::vector<Operation> table = {
@@ -69,6 +116,13 @@ const std::vector<Operation>& all_operations() {
       {"get", "a payload label: the server generates it", "ints/200",
        [](const std::string& argument, const std::string& codec) {
          return payload_call(argument, codec, false);
+       }},
+      {"dictionary",
+       "SIZE[:DEFINE%]: E8's define/put mix over the wamerican words, definitions of SIZE "
+       "(x1, x10, x15, x20; the server's --dictionary-size), DEFINE% of calls define (90)",
+       "x1:90",
+       [](const std::string& argument, const std::string&) {
+         return dictionary_calls(parse_dictionary_mix(argument));
        }},
   };
   return table;

@@ -44,4 +44,17 @@ struct OperationChoice {
 };
 OperationChoice parse_operation(const std::string& text);
 
+// E8's dictionary calls: `define_percent` of them look a word up and check
+// its definition, the rest put a word back with the definition it has (a
+// real write that keeps every later define checkable). Words are drawn
+// uniformly from kDictionarySampleWords of the list, chosen with a fixed
+// seed, whose definitions are made before the load.
+struct DictionaryMix {
+  unsigned size_multiple = 1;
+  unsigned define_percent = 90;
+};
+inline constexpr std::size_t kDictionarySampleWords = 4096;
+// "x10" or "x10:90"; throws std::invalid_argument otherwise.
+DictionaryMix parse_dictionary_mix(const std::string& text);
+
 }  // namespace wsb::load

@@ -224,6 +224,32 @@ std::string write_json(const std::filesystem::path& file, const ContextPairs& co
         for (auto v : *series) w.Uint64(v);
         w.EndArray();
       }
+      number("series_interval_s", r.series_interval_s);
+      if (r.max_users >= 0) {
+        w.Key("size");
+        w.String(("x" + std::to_string(r.size_multiple)).c_str());
+        w.Key("max_users");
+        w.Int(r.max_users);
+        w.Key("max_users_at_bound");
+        w.Bool(r.max_users_at_bound);
+        w.Key("steps");
+        w.StartArray();
+        for (const auto& step : r.steps) {
+          w.StartObject();
+          w.Key("users");
+          w.Int(step.users);
+          number("from_s", step.from_s);
+          number("to_s", step.to_s);
+          w.Key("ok");
+          w.Uint64(step.ok);
+          w.Key("failed");
+          w.Uint64(step.failed);
+          number("cpu_percent", step.cpu_percent);
+          number("rss_mb", step.rss_mb);
+          w.EndObject();
+        }
+        w.EndArray();
+      }
       w.Key("placement");
       w.String(r.placement.c_str());
       number("driver_cpu_ms_per_call", r.driver_cpu_ms_per_call);

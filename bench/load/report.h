@@ -15,6 +15,15 @@
 
 namespace wsb::load {
 
+// One step of a ramp (E8): `users` clients from from_s to to_s of the run.
+struct UserStep {
+  int users = 0;
+  double from_s = 0, to_s = 0;
+  std::uint64_t ok = 0, failed = 0;   // calls completed in the step
+  double cpu_percent = kNotReported;  // server CPU / wall time; 100 = one vCPU
+  double rss_mb = kNotReported;       // the largest server RSS sampled in it
+};
+
 struct RunRecord {
   std::string experiment;  // "E7", or "" for a plain run
   std::string mode;        // closed, open-poisson, open-constant, ramp, search, mixed
@@ -30,6 +39,16 @@ struct RunRecord {
   // The driver process's user+system CPU per call, over all its targets
   // (with --echo, the echo threads' too: they run in the driver).
   double driver_cpu_ms_per_call = 0;
+  // The width of the run's ok/failed series (seconds).
+  double series_interval_s = 1;
+  // Where the run's clock starts on the samples' clock (seconds).
+  double samples_offset_s = 0;
+  // E8: the steps reached, and the most users served with no failed call
+  // (-1: not an E8 run); at the bound when no step failed.
+  unsigned size_multiple = 0;
+  std::vector<UserStep> steps;
+  int max_users = -1;
+  bool max_users_at_bound = false;
 };
 
 // One line per record: throughput, latency percentiles (ms) with n,

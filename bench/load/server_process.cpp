@@ -75,10 +75,13 @@ std::optional<ProcessUsage> read_usage(pid_t pid) {
 }
 
 ServerProcess::ServerProcess(const std::filesystem::path& binary,
-                             const std::vector<std::string>& stacks, std::optional<int> cpu) {
+                             const std::vector<std::string>& stacks, std::optional<int> cpu,
+                             const std::vector<std::string>& extra_args,
+                             std::chrono::seconds startup_limit) {
   std::vector<std::string> args = {binary.string(), "--only"};
   for (const auto& stack : stacks) args.push_back("--listen=" + stack + "=127.0.0.1:0");
   if (cpu) args.push_back("--cpu=" + std::to_string(*cpu));
+  args.insert(args.end(), extra_args.begin(), extra_args.end());
   // Built before fork: the child of a threaded process may only exec.
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());
@@ -99,10 +102,10 @@ ServerProcess::ServerProcess(const std::filesystem::path& binary,
   }
   ::close(out[1]);
   // One "STACK HOST:PORT" line per stack; a server that dies or stays
-  // silent for 10 s is an error.
+  // silent past the limit is an error.
   std::string text;
   char buffer[512];
-  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  const auto until = std::chrono::steady_clock::now() + startup_limit;
   while (endpoints_.size() < stacks.size() && std::chrono::steady_clock::now() < until) {
     const ssize_t n = ::read(out[0], buffer, sizeof buffer);
     if (n <= 0) break;

@@ -32,13 +32,16 @@ std::optional<ProcessUsage> parse_usage(std::string_view stat, std::string_view 
 std::optional<ProcessUsage> read_usage(pid_t pid);
 
 // Starts `binary` serving only `stacks` on 127.0.0.1 ephemeral ports,
-// pinned to `cpu` if given; waits (bounded) for its endpoints. Throws
-// std::runtime_error if it does not come up. The destructor stops it
-// (SIGTERM, then SIGKILL after a few seconds).
+// pinned to `cpu` if given, with `extra_args` (--dictionary-size x10);
+// waits up to `startup_limit` for its endpoints (a server checks its
+// dictionary database before it serves). Throws std::runtime_error if it
+// does not come up. The destructor stops it (SIGTERM, then SIGKILL after a
+// few seconds).
 class ServerProcess {
  public:
   ServerProcess(const std::filesystem::path& binary, const std::vector<std::string>& stacks,
-                std::optional<int> cpu);
+                std::optional<int> cpu, const std::vector<std::string>& extra_args = {},
+                std::chrono::seconds startup_limit = std::chrono::seconds(10));
   ~ServerProcess();
   ServerProcess(const ServerProcess&) = delete;
   ServerProcess& operator=(const ServerProcess&) = delete;
@@ -67,6 +70,8 @@ class UsageSampler {
   UsageSampler& operator=(const UsageSampler&) = delete;
   // Stops sampling (after one last sample) and returns the samples.
   std::vector<Sample> finish();
+  // The moment samples' t_s count from.
+  std::chrono::steady_clock::time_point start() const { return start_; }
 
  private:
   void sample();

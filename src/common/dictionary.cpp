@@ -329,6 +329,10 @@ std::string generated_definition(std::string_view word, unsigned size_multiple) 
   return out;
 }
 
+std::vector<std::string> dictionary_words(const std::filesystem::path& word_list) {
+  return read_word_list(word_list).words;
+}
+
 Dictionary::Dictionary(DictionaryOptions options) : options_(std::move(options)) {
   static std::atomic<std::uint64_t> next_id{1};
   id_ = next_id.fetch_add(1);

@@ -11,6 +11,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace wsb {
 
@@ -47,6 +48,10 @@ void check_word(std::string_view word);
 // reply without the database. Exactly size_multiple x kDefinitionUnitBytes
 // of printable ASCII; a larger multiple extends a smaller one's text.
 std::string generated_definition(std::string_view word, unsigned size_multiple);
+
+// The words a dictionary built from `word_list` holds (sorted, unique);
+// throws std::runtime_error if the list cannot be read or has none.
+std::vector<std::string> dictionary_words(const std::filesystem::path& word_list);
 
 class Dictionary {
  public:

@@ -23,6 +23,7 @@
 #include <system_error>
 #include <thread>
 
+#include "beast/beast_rest.h"
 #include "beast/beast_stack.h"
 #include "beast/timed_socket.h"
 #include "common/clock.h"
@@ -41,20 +42,9 @@ namespace http = beast::http;
 namespace net = boost::asio;
 using tcp = net::ip::tcp;
 
-using Request = http::request<http::string_body>;
-using Response = http::response<http::string_body>;
-using rest::Format;
-using rest::kCodecHeader;
-using rest::media_type;
-using rest::Method;
 using rest::RestHandler;
-using rest::RestRequest;
 using rest::RestResponse;
 
-// Request line plus header fields. 16 KiB is generous for this API (the
-// longest header a client sends is a SOAP Content-Type) and keeps a header
-// flood cheap to refuse.
-constexpr std::uint32_t kHeaderLimit = 16 * 1024;
 // Pending connections the kernel queues before accept().
 constexpr int kListenBacklog = 128;
 // After a reply that closes the connection (an error the connection cannot
@@ -65,32 +55,6 @@ constexpr int kListenBacklog = 128;
 // over-limit body would see "connection reset" instead of the 413).
 constexpr std::chrono::milliseconds kLingerIdle{500};
 constexpr std::chrono::milliseconds kLingerTotal{5000};
-// What a refusal of the connection code says, and its status.
-struct Refusal {
-  http::status status;
-  std::string message;
-};
-
-// Beast's parse errors (bad method, bad field, ...), as opposed to socket
-// errors.
-bool is_http_error(const beast::error_code& ec) {
-  return ec.category() == make_error_code(http::error::bad_method).category();
-}
-
-Method method_of(http::verb verb) {
-  switch (verb) {
-    case http::verb::get:
-      return Method::get;
-    case http::verb::post:
-      return Method::post;
-    case http::verb::put:
-      return Method::put;
-    case http::verb::delete_:
-      return Method::delete_;
-    default:
-      return Method::other;
-  }
-}
 
 // ---- one connection ----
 
@@ -146,30 +110,10 @@ class Session {
 
     // Beast's parser accepts HTTP/1.0 and HTTP/1.1 only (bad_version, a
     // 400, otherwise).
-    handler_.handle(
-        RestRequest{
-            method_of(req.method()),
-            req.method_string(),
-            req.target(),
-            req[http::field::content_type],
-            req[http::field::accept],
-            req[kCodecHeader],
-            req.body(),
-            received,
-            server_timing,
-        },
-        reply_);
+    handler_.handle(rest_request(req, received, server_timing), reply_);
 
     Response res(std::piecewise_construct, std::make_tuple(std::move(response_body_)));
-    res.version(req.version());
-    res.result(reply_.status);
-    if (!reply_.content_type.empty()) res.set(http::field::content_type, reply_.content_type);
-    if (!reply_.location.empty()) res.set(http::field::location, reply_.location);
-    if (!reply_.allow.empty()) res.set(http::field::allow, reply_.allow);
-    if (!reply_.server_timing.empty()) res.set("Server-Timing", reply_.server_timing);
-    res.keep_alive(req.keep_alive());
-    // A 204 carries no Content-Length at all (RFC 9110 8.6).
-    if (res.result() != http::status::no_content) res.prepare_payload();
+    fill_response(req, reply_, res);
     probe_.reply_handed();
     http::write(stream_, res, ec);
     request_body_ = std::move(req.body());
@@ -185,30 +129,12 @@ class Session {
   // A request that could not be read whole: answered where HTTP has an
   // answer, then the connection is closed (its framing is lost).
   bool refuse_unreadable(const beast::error_code& ec) {
-    Refusal e{http::status::bad_request, {}};
-    if (ec == http::error::body_limit) {
-      e = {http::status::payload_too_large, "request body exceeds the limit of " +
-                                                std::to_string(limits_.max_body_bytes) + " bytes"};
-    } else if (ec == http::error::header_limit) {
-      e = {http::status::request_header_fields_too_large,
-           "request header exceeds the limit of " + std::to_string(kHeaderLimit) + " bytes"};
-    } else if (ec == http::error::partial_message) {
-      // The client closed (or half-closed) before the whole message arrived,
-      // e.g. fewer body bytes than its Content-Length. If it still reads, it
-      // learns why.
-      e.message = "request ended before the message was complete";
-    } else if (is_http_error(ec) && ec != http::error::end_of_stream) {
-      e.message = "malformed request: " + ec.message();
-    } else {
-      // The client closed between requests, the idle timeout expired, or
-      // the socket failed (or stop() shut it down): nothing to answer.
-      return false;
-    }
-    Response res{e.status, 11};
-    res.set(http::field::content_type, media_type(Format::text));
-    res.body() = std::move(e.message);
-    res.keep_alive(false);
-    res.prepare_payload();
+    // Otherwise the client closed between requests, the idle timeout
+    // expired, or the socket failed (or stop() shut it down): nothing to
+    // answer.
+    const std::optional<Response> refusal = refusal_of(ec, limits_);
+    if (!refusal) return false;
+    const Response& res = *refusal;
     beast::error_code write_ec;
     http::write(stream_, res, write_ec);
     linger_close();

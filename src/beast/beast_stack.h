@@ -4,12 +4,18 @@
 // No Beast header here: a Beast translation unit takes ~10 s to compile.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <string>
 
 #include "common/transport.h"
 
 namespace wsb::beast_stack {
+
+// Request line plus header fields the server reads. 16 KiB is generous for
+// this API (the longest header a client sends is a SOAP Content-Type) and
+// keeps a header flood cheap to refuse.
+inline constexpr std::uint32_t kHeaderLimit = 16 * 1024;
 
 // beast_server.cpp. Throws std::runtime_error if the server cannot listen.
 std::unique_ptr<Server> start_beast_server(Service& service, const ServerOptions& options);

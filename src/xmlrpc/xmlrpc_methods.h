@@ -9,6 +9,7 @@
 #include <xmlrpc-c/server.h>
 
 #include <memory>
+#include <string_view>
 
 namespace wsb {
 class Service;
@@ -25,5 +26,15 @@ using Registry = std::unique_ptr<xmlrpc_registry, RegistryFree>;
 // Calls may run on any number of threads at once. Throws std::runtime_error
 // if xmlrpc-c cannot build it.
 Registry make_registry(Service& service);
+
+class InputGuard;  // xmlrpc_guard.h
+
+// The reply to one methodCall body: the input guard first (a fault document
+// for what it refuses), then the registry, which answers a call it cannot
+// run with a fault document too. `call_info` reaches the methods (Abyss's
+// session). Null, with the fault in `env`, only for a failure of ours
+// (Abyss answers 500).
+xmlrpc_mem_block* answer_call(xmlrpc_env* env, xmlrpc_registry* registry, InputGuard& guard,
+                              std::string_view xml, void* call_info);
 
 }  // namespace wsb::xmlrpc

@@ -96,23 +96,6 @@ ConnectionProbe& connection_probe(TSession* session, std::uint16_t server_port) 
 
 std::string errno_text(int err) { return std::strerror(err); }
 
-// A fault document, as xmlrpc-c writes one, in a memory block Abyss frees.
-xmlrpc_mem_block* fault_document(xmlrpc_env* env, int code, const char* what) {
-  xmlrpc_env fault;
-  xmlrpc_env_init(&fault);
-  xmlrpc_env_set_fault(&fault, code, what);
-  xmlrpc_mem_block* out = xmlrpc_mem_block_new(env, 0);
-  if (!env->fault_occurred) {
-    xmlrpc_serialize_fault(env, out, &fault);
-    if (env->fault_occurred) {
-      xmlrpc_mem_block_free(out);
-      out = nullptr;
-    }
-  }
-  xmlrpc_env_clean(&fault);
-  return out;
-}
-
 class AbyssServer final : public Server {
  public:
   AbyssServer(Service& service, const ServerOptions& options)
@@ -361,16 +344,7 @@ class AbyssServer final : public Server {
     probe.request_read(probe.active() ? now_ns() : 0);
     // Connection threads are Abyss's; each keeps its own guard.
     thread_local InputGuard guard;
-    try {
-      check_document(std::string_view(xml, length), "</methodCall>", guard);
-    } catch (const DecodeError& e) {
-      *response = fault_document(env, kFaultUnparseable, e.what());
-      return;
-    } catch (const std::exception& e) {
-      xmlrpc_env_set_fault(env, XMLRPC_INTERNAL_ERROR, e.what());  // Abyss answers 500
-      return;
-    }
-    xmlrpc_registry_process_call2(env, self.registry_.get(), xml, length, session, response);
+    *response = answer_call(env, self.registry_.get(), guard, std::string_view(xml, length), session);
     // Abyss writes the reply when this returns.
     mark_server(kMarshalled);
     probe.reply_handed();

@@ -1,0 +1,61 @@
+// Every fuzz target (fuzz/fuzz_targets.h) over its seeds and its committed
+// regression inputs (fuzz/regressions/<target>/), in the ordinary build: an
+// input that once crashed a target, or broke its property, fails the tests
+// even where clang and libFuzzer are absent.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <string>
+
+#include "fuzz_targets.h"
+
+namespace wsb::fuzz {
+namespace {
+
+std::vector<std::string> target_names() {
+  std::vector<std::string> out;
+  for (const auto& target : all_fuzz_targets()) out.push_back(target.name);
+  return out;
+}
+
+void run_input(const FuzzTarget& target, const std::string& input, const std::string& what) {
+  try {
+    target.run(input);
+  } catch (const std::exception& e) {
+    ADD_FAILURE() << target.name << " on " << what << ": " << e.what();
+  }
+}
+
+class FuzzCorpus : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(FuzzCorpus, SeedsPass) {
+  const FuzzTarget& target = *find_fuzz_target(GetParam());
+  const auto seeds = target.seeds();
+  EXPECT_FALSE(seeds.empty());
+  for (std::size_t i = 0; i < seeds.size(); ++i)
+    run_input(target, seeds[i], "seed " + std::to_string(i));
+}
+
+TEST_P(FuzzCorpus, RegressionInputsPass) {
+  const FuzzTarget& target = *find_fuzz_target(GetParam());
+  const std::filesystem::path dir = std::filesystem::path(WSBENCH_FUZZ_REGRESSIONS) / target.name;
+  if (!std::filesystem::is_directory(dir)) GTEST_SKIP() << "no regression inputs in " << dir;
+  for (const auto& file : std::filesystem::directory_iterator(dir)) {
+    std::ifstream in(file.path(), std::ios::binary);
+    const std::string input{std::istreambuf_iterator<char>(in), {}};
+    run_input(target, input, file.path().filename().string());
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Targets, FuzzCorpus, ::testing::ValuesIn(target_names()),
+                         [](const auto& param_info) {
+                           std::string name = param_info.param;
+                           for (auto& c : name)
+                             if (c == '-') c = '_';
+                           return name;
+                         });
+
+}  // namespace
+}  // namespace wsb::fuzz

@@ -9,7 +9,11 @@
 #include <iterator>
 #include <string>
 
+#include "common/codec.h"
+#include "common/service.h"
 #include "fuzz_targets.h"
+#include "soap/soap_stack.h"
+#include "target_parts.h"
 
 namespace wsb::fuzz {
 namespace {
@@ -56,6 +60,24 @@ INSTANTIATE_TEST_SUITE_P(Targets, FuzzCorpus, ::testing::ValuesIn(target_names()
                              if (c == '-') c = '_';
                            return name;
                          });
+
+// The gsoap target's premise: served from memory, the server answers as it
+// does over a socket, pipelined calls included, and refuses non-HTTP.
+TEST(GsoapFromMemory, AnswersPipelinedCallsInOrder) {
+  Service service;
+  const auto calls = rpc_requests(find_codec("soap"), "");
+  const std::string reply = soap::serve_bytes(service, ServerLimits{}, calls.at(0) + calls.at(0));
+  const auto first = reply.find("HTTP/1.1 200 OK");
+  ASSERT_NE(first, std::string::npos) << reply;
+  EXPECT_NE(reply.find("HTTP/1.1 200 OK", first + 1), std::string::npos) << reply;
+  EXPECT_NE(reply.find("pong"), std::string::npos) << reply;
+}
+
+TEST(GsoapFromMemory, RefusesGarbageWith400) {
+  Service service;
+  const std::string reply = soap::serve_bytes(service, ServerLimits{}, "\x01\x02 garbage\r\n\r\n");
+  EXPECT_TRUE(reply.starts_with("HTTP/1.1 400")) << reply;
+}
 
 }  // namespace
 }  // namespace wsb::fuzz

@@ -31,13 +31,14 @@ std::size_t parse(http::request_parser<http::string_body>& parser, std::string_v
     const std::size_t n =
         parser.put(boost::asio::const_buffer(input.data() + used, input.size() - used), ec);
     used += n;
-    if (ec == http::error::need_more) {
-      ec = {};
-      if (used < input.size() && n > 0) continue;
+    if (ec == http::error::need_more) ec = {};
+    if (ec) break;
+    // Nothing more parses from what is left (a partial line, or nothing):
+    // the connection has ended there.
+    if (n == 0) {
       parser.put_eof(ec);
       break;
     }
-    if (ec) break;
   }
   return used;
 }

@@ -4,6 +4,7 @@
 // even where clang and libFuzzer are absent.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -12,11 +13,21 @@
 #include "common/codec.h"
 #include "common/service.h"
 #include "fuzz_targets.h"
+#include "raw_http.h"
 #include "soap/soap_stack.h"
 #include "target_parts.h"
 
 namespace wsb::fuzz {
 namespace {
+
+std::string read_input(const std::filesystem::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), {}};
+}
+
+std::filesystem::path regressions(const std::string& target) {
+  return std::filesystem::path(WSBENCH_FUZZ_REGRESSIONS) / target;
+}
 
 std::vector<std::string> target_names() {
   std::vector<std::string> out;
@@ -44,13 +55,10 @@ TEST_P(FuzzCorpus, SeedsPass) {
 
 TEST_P(FuzzCorpus, RegressionInputsPass) {
   const FuzzTarget& target = *find_fuzz_target(GetParam());
-  const std::filesystem::path dir = std::filesystem::path(WSBENCH_FUZZ_REGRESSIONS) / target.name;
+  const std::filesystem::path dir = regressions(target.name);
   if (!std::filesystem::is_directory(dir)) GTEST_SKIP() << "no regression inputs in " << dir;
-  for (const auto& file : std::filesystem::directory_iterator(dir)) {
-    std::ifstream in(file.path(), std::ios::binary);
-    const std::string input{std::istreambuf_iterator<char>(in), {}};
-    run_input(target, input, file.path().filename().string());
-  }
+  for (const auto& file : std::filesystem::directory_iterator(dir))
+    run_input(target, read_input(file.path()), file.path().filename().string());
 }
 
 INSTANTIATE_TEST_SUITE_P(Targets, FuzzCorpus, ::testing::ValuesIn(target_names()),
@@ -77,6 +85,28 @@ TEST(GsoapFromMemory, RefusesGarbageWith400) {
   Service service;
   const std::string reply = soap::serve_bytes(service, ServerLimits{}, "\x01\x02 garbage\r\n\r\n");
   EXPECT_TRUE(reply.starts_with("HTTP/1.1 400")) << reply;
+}
+
+// Found by gsoap-request: a multipart body whose MIME boundary gSOAP cannot
+// find makes it close the connection, and the fault that followed went
+// through gSOAP's I/O without a socket, to the server process's stdout.
+TEST(FuzzFindings, GsoapWritesNoReplyToStdout) {
+  Service service;
+  const auto server = find_stack("gsoap").start_server(service, ServerOptions{});
+  const std::string input =
+      read_input(regressions("gsoap-request") / "mtom-bad-boundary-reply-to-stdout");
+  ASSERT_FALSE(input.empty());
+  ::testing::internal::CaptureStdout();
+  {
+    wsb::testing::RawConnection connection(server->endpoint());
+    connection.send(input);
+    connection.shutdown_write();
+    connection.set_receive_timeout(std::chrono::seconds(5));
+    connection.closed_by_server();
+  }
+  server->stop();
+  const std::string written = ::testing::internal::GetCapturedStdout();
+  EXPECT_TRUE(written.empty()) << written;
 }
 
 }  // namespace

@@ -121,9 +121,12 @@ const EngineIo& engine_io() {
   return io;
 }
 
-// The connection's own bytes, from the socket or from memory.
+// The connection's own bytes, from the socket or from memory. Once gSOAP
+// has closed the connection (a malformed MIME body does), nothing: its own
+// I/O would fall back to the process's stdin and stdout.
 std::size_t raw_recv(Context* ctx, char* buf, std::size_t size) {
   Connection& c = connection_of(ctx);
+  if (!soap_valid_socket(ctx->socket)) return 0;
   if (c.memory_out == nullptr) return engine_io().recv(ctx, buf, size);
   const std::size_t n = std::min(size, c.memory_in.size());
   std::memcpy(buf, c.memory_in.data(), n);
@@ -133,6 +136,7 @@ std::size_t raw_recv(Context* ctx, char* buf, std::size_t size) {
 
 int raw_send(Context* ctx, const char* data, std::size_t size) {
   Connection& c = connection_of(ctx);
+  if (!soap_valid_socket(ctx->socket)) return SOAP_EOF;
   if (c.memory_out == nullptr) return engine_io().send(ctx, data, size);
   c.memory_out->append(data, size);
   return SOAP_OK;

@@ -14,6 +14,7 @@
 #include "common/service.h"
 #include "fuzz_targets.h"
 #include "raw_http.h"
+#include "soap/soap_binding.h"
 #include "soap/soap_stack.h"
 #include "target_parts.h"
 
@@ -107,6 +108,14 @@ TEST(FuzzFindings, GsoapWritesNoReplyToStdout) {
   server->stop();
   const std::string written = ::testing::internal::GetCapturedStdout();
   EXPECT_TRUE(written.empty()) << written;
+}
+
+// Found by decode-soap-mtom: an empty GML attachment reached memcpy with a
+// null source (undefined even for no bytes; UBSan stops on it).
+TEST(FuzzFindings, EmptySoapInputTakesNothing) {
+  std::string_view empty;
+  char buf[8];
+  EXPECT_EQ(soap::take_input(empty, buf, sizeof buf), 0u);
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <limits>
 #include <string>
 
 #include "common/codec.h"
@@ -116,6 +117,21 @@ TEST(FuzzFindings, EmptySoapInputTakesNothing) {
   std::string_view empty;
   char buf[8];
   EXPECT_EQ(soap::take_input(empty, buf, sizeof buf), 0u);
+}
+
+// Found by decode-protobuf: a NaN coordinate round-trips, yet compared
+// unequal to itself, so verification called the payload changed.
+TEST(FuzzFindings, NanComesBackAsTheSameValue) {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  Building building;
+  building.height = nan;
+  building.footprint = {{nan, 1.0}};
+  const Payload sent = BuildingCollection{{building}};
+  EXPECT_EQ(describe_difference(sent, sent), "");
+  EXPECT_EQ(describe_difference(sent, sent, DoubleFidelity{1e-15, 1e-300}), "");
+  Building other = building;
+  other.height = 1.0;
+  EXPECT_NE(describe_difference(sent, BuildingCollection{{other}}), "");
 }
 
 }  // namespace

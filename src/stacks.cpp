@@ -35,8 +35,9 @@ const std::vector<StackEntry>& all_stacks() {
        xmlrpc::start_xmlrpc_server,
        xmlrpc::connect_xmlrpc_client},
       {"beast",
-       "Boost.Beast HTTP/1.1, synchronous, thread per connection: REST bodies by Content-Type "
-       "and Accept, and the common transport for every codec (X-Wsbench-Codec)",
+       "Boost.Beast HTTP/1.1: an asynchronous server (io_context, as Beast's http_server_async) "
+       "and a synchronous client; REST bodies by Content-Type and Accept, and the common "
+       "transport for every codec (X-Wsbench-Codec)",
        every_codec(), beast_stack::start_beast_server, beast_stack::connect_beast_client},
   };
   return stacks;

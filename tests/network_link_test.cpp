@@ -176,7 +176,14 @@ TEST_F(Link, TenMegabitLinkMovesFourMebibytesInAboutThreePointFourSeconds) {
   server.join();
   ::close(listener);
   RecordProperty("seconds", std::to_string(seconds));
+#if defined(__SANITIZE_ADDRESS__)
+  // Instrumented copies beside other tests add CPU time the link does not
+  // (3.8 s seen): here only that the rate is enforced, never beaten.
+  EXPECT_GE(seconds, 3.4 * 0.9) << link.shaping().describe();
+  EXPECT_LE(seconds, 3.4 * 2) << link.shaping().describe();
+#else
   EXPECT_NEAR(seconds, 3.4, 0.34) << link.shaping().describe();
+#endif
 }
 
 // A namespace whose creator is gone is removed by the next run; one whose

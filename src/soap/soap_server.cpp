@@ -68,6 +68,7 @@ class GsoapServer;
 // what the engine callbacks record about the current request.
 struct Connection : Exchange {
   GsoapServer* server = nullptr;  // null when served from memory (serve_bytes)
+  const ServerLimits* limits = nullptr;  // the server's, or serve_bytes' own
   Endpoint endpoint;              // the server's, for the WSDL's default location
   Context* ctx = nullptr;
   SOAP_SOCKET socket = SOAP_INVALID_SOCKET;  // guarded by GsoapServer::mutex_
@@ -467,6 +468,7 @@ class GsoapServer final : public Server {
     c.endpoint = Endpoint{};
     c.probe.emplace(0, 0);
     c.max_body = limits.max_body_bytes;
+    c.limits = &limits;
     c.memory_in = request;
     c.memory_out = &reply;
     attach(ctx, c);
@@ -592,6 +594,7 @@ class GsoapServer final : public Server {
     c->endpoint = endpoint_;
     c->probe.emplace(ConnectionProbe::for_socket(ctx->socket));
     c->max_body = options_.limits.max_body_bytes;
+    c->limits = &options_.limits;
     attach(ctx, *c);
     const std::lock_guard lock(mutex_);
     // Joins the threads of connections that have ended.
@@ -657,8 +660,8 @@ class GsoapServer final : public Server {
   static int parse_callback(Context* ctx) {
     const int error = engine_io().parse(ctx);
     Connection& c = connection_of(ctx);
-    const std::size_t max_fields = c.server->options_.limits.max_header_fields;
-    const std::size_t max_bytes = c.server->options_.limits.max_header_bytes;
+    const std::size_t max_fields = c.limits->max_header_fields;
+    const std::size_t max_bytes = c.limits->max_header_bytes;
     // SOAP_HDR: a line over gSOAP's SOAP_HDRLEN, or header_callback's stop.
     if (error == SOAP_HDR || c.header_fields > max_fields || c.header_bytes > max_bytes)
       return refuse_header_too_large(ctx, max_fields, max_bytes);
@@ -713,7 +716,7 @@ class GsoapServer final : public Server {
     ++c.header_fields;
     c.header_bytes += std::strlen(key) + std::strlen(value) + 4;
     // Stops reading a header flood at the limit: parse_callback answers 431.
-    const ServerLimits& limits = c.server->options_.limits;
+    const ServerLimits& limits = *c.limits;
     if (c.header_fields > limits.max_header_fields || c.header_bytes > limits.max_header_bytes)
       return SOAP_HDR;
     if (soap_tag_cmp(key, "Transfer-Encoding") == 0) c.chunked = true;

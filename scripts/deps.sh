@@ -19,6 +19,10 @@ WSBENCH_PACKAGES=(
   "${WSBENCH_PHP_PACKAGES[@]}"
 )
 
+# scripts/fuzz (and so scripts/test): clang with its sanitizer and
+# libFuzzer runtimes.
+WSBENCH_FUZZ_PACKAGES=(clang libclang-rt-14-dev libfuzzer-14-dev)
+
 # wsbench_ensure_packages [extra packages...]
 wsbench_ensure_packages() {
   local wanted=("${WSBENCH_PACKAGES[@]}" "$@") missing=() pkg

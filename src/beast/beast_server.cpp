@@ -31,6 +31,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "beast/beast_rest.h"
 #include "beast/beast_stack.h"
 #include "beast/timed_socket.h"  // kReadBufferBytes
 #include "common/clock.h"
@@ -49,14 +50,7 @@ namespace http = beast::http;
 namespace net = boost::asio;
 using tcp = net::ip::tcp;
 
-using Request = http::request<http::string_body>;
-using Response = http::response<http::string_body>;
-using rest::Format;
-using rest::kCodecHeader;
-using rest::media_type;
-using rest::Method;
 using rest::RestHandler;
-using rest::RestRequest;
 using rest::RestResponse;
 
 // After a reply that closes the connection (an error the connection cannot
@@ -75,32 +69,6 @@ constexpr std::chrono::milliseconds kLingerTotal{5000};
 const std::chrono::milliseconds kSweepPeriod{[] { return RUNNING_ON_VALGRIND ? 10'000 : 250; }()};
 // Connections accepted in one turn of the acceptor at most.
 constexpr int kAcceptBurst = 64;
-// What a refusal of the connection code says, and its status.
-struct Refusal {
-  http::status status;
-  std::string message;
-};
-
-// Beast's parse errors (bad method, bad field, ...), as opposed to socket
-// errors.
-bool is_http_error(const beast::error_code& ec) {
-  return ec.category() == make_error_code(http::error::bad_method).category();
-}
-
-Method method_of(http::verb verb) {
-  switch (verb) {
-    case http::verb::get:
-      return Method::get;
-    case http::verb::post:
-      return Method::post;
-    case http::verb::put:
-      return Method::put;
-    case http::verb::delete_:
-      return Method::delete_;
-    default:
-      return Method::other;
-  }
-}
 
 // ---- one connection ----
 
@@ -163,12 +131,6 @@ class SessionRegistry {
   bool accept_paused_ = false;
   bool stopping_ = false;
 };
-
-// Sets up the parser of one request: the one place its limits are set.
-void configure_parser(http::request_parser<http::string_body>& parser, const ServerLimits& limits) {
-  parser.header_limit(static_cast<std::uint32_t>(limits.max_header_bytes));
-  parser.body_limit(limits.max_body_bytes);
-}
 
 // One connection: read a request, hand it to RestHandler, write the reply,
 // again while the connection is kept alive. Every step is an asynchronous
@@ -239,9 +201,7 @@ class Session : public std::enable_shared_from_this<Session> {
   }
 
   void on_header(beast::error_code ec, std::size_t) {
-    const auto fields = std::distance(parser_->get().begin(), parser_->get().end());
-    if (!ec && static_cast<std::size_t>(fields) > options_.limits.max_header_fields)
-      ec = http::error::header_limit;
+    if (!ec && too_many_fields(parser_->get(), options_.limits)) ec = http::error::header_limit;
     if (ec || parser_->is_done()) return on_request(ec);
     // curl sends Expect: 100-continue before a large body and waits a
     // second for this before sending anyway.
@@ -275,34 +235,14 @@ class Session : public std::enable_shared_from_this<Session> {
 
     // Beast's parser accepts HTTP/1.0 and HTTP/1.1 only (bad_version, a
     // 400, otherwise).
-    handler_.handle(
-        RestRequest{
-            method_of(req.method()),
-            req.method_string(),
-            req.target(),
-            req[http::field::content_type],
-            req[http::field::accept],
-            req[kCodecHeader],
-            req.body(),
-            received,
-            server_timing,
-            req[http::field::host],
-        },
-        reply_);
+    handler_.handle(rest_request(req, received, server_timing), reply_);
 
     Response& res =
         response_.emplace(std::piecewise_construct, std::make_tuple(std::move(response_body_)));
-    res.version(req.version());
-    res.result(reply_.status);
-    if (!reply_.content_type.empty()) res.set(http::field::content_type, reply_.content_type);
-    if (!reply_.location.empty()) res.set(http::field::location, reply_.location);
-    if (!reply_.allow.empty()) res.set(http::field::allow, reply_.allow);
-    if (!reply_.server_timing.empty()) res.set("Server-Timing", reply_.server_timing);
+    fill_response(req, reply_, res);
     ++served_;
     const int max_requests = options_.concurrency.max_keepalive_requests;
-    res.keep_alive(req.keep_alive() && (max_requests == 0 || served_ < max_requests));
-    // A 204 carries no Content-Length at all (RFC 9110 8.6).
-    if (res.result() != http::status::no_content) res.prepare_payload();
+    if (max_requests != 0 && served_ >= max_requests) res.keep_alive(false);
     request_body_ = std::move(req.body());
     probe_.reply_handed();
     write_response();
@@ -326,33 +266,11 @@ class Session : public std::enable_shared_from_this<Session> {
   // A request that could not be read whole: answered where HTTP has an
   // answer, then the connection is closed (its framing is lost).
   void refuse_unreadable(const beast::error_code& ec) {
-    Refusal e{http::status::bad_request, {}};
-    if (ec == http::error::body_limit) {
-      e = {http::status::payload_too_large, "request body exceeds the limit of " +
-                                                std::to_string(options_.limits.max_body_bytes) +
-                                                " bytes"};
-    } else if (ec == http::error::header_limit) {
-      e = {http::status::request_header_fields_too_large,
-           "request header exceeds the limit of " +
-               std::to_string(options_.limits.max_header_bytes) + " bytes or " +
-               std::to_string(options_.limits.max_header_fields) + " fields"};
-    } else if (ec == http::error::partial_message) {
-      // The client closed (or half-closed) before the whole message arrived,
-      // e.g. fewer body bytes than its Content-Length. If it still reads, it
-      // learns why.
-      e.message = "request ended before the message was complete";
-    } else if (is_http_error(ec) && ec != http::error::end_of_stream) {
-      e.message = "malformed request: " + ec.message();
-    } else {
-      // The client closed between requests, the deadline passed, or the
-      // socket failed (or stop() closed it): nothing to answer.
-      return;
-    }
-    Response& res = response_.emplace(e.status, 11);
-    res.set(http::field::content_type, media_type(Format::text));
-    res.body() = std::move(e.message);
-    res.keep_alive(false);
-    res.prepare_payload();
+    // Otherwise the client closed between requests, the deadline passed, or
+    // the socket failed (or stop() closed it): nothing to answer.
+    std::optional<Response> refusal = refusal_of(ec, options_.limits);
+    if (!refusal) return;
+    response_.emplace(std::move(*refusal));
     write_response();
   }
 

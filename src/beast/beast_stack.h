@@ -4,6 +4,7 @@
 // No Beast header here: a Beast translation unit takes ~10 s to compile.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <string>
 

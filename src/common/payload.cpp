@@ -155,6 +155,9 @@ struct Same {
   DoubleFidelity f;
 
   bool operator()(double a, double b) const {
+    // A NaN that comes back as a NaN is the value that was sent (protobuf
+    // carries any bit pattern).
+    if (std::isnan(a) && std::isnan(b)) return true;
     if (a == b || f.exact()) return a == b;
     const double scale = std::max(std::fabs(a), std::fabs(b));
     return std::fabs(a - b) <= f.relative * scale || scale < f.tiny;

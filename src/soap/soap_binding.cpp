@@ -22,6 +22,8 @@ ContextPtr new_context() {
 
 std::size_t take_input(std::string_view& input, char* buf, std::size_t size) {
   const std::size_t n = std::min(size, input.size());
+  // An empty attachment has no data pointer, and memcpy's may not be null.
+  if (n == 0) return 0;
   std::memcpy(buf, input.data(), n);
   input.remove_prefix(n);
   return n;

@@ -17,6 +17,7 @@
 #include <cstdio>
 #include <cstring>
 #include <future>
+#include <limits>
 #include <list>
 #include <memory>
 #include <mutex>
@@ -50,6 +51,8 @@ constexpr int kLingerMillis = 1000;
 // for the HTTP header and the chunk framing; one with a Content-Length is
 // held to the limit exactly.
 constexpr ULONG64 kHeaderAllowance = 64 * 1024;
+// The socket of a connection served from memory (see serve_memory).
+constexpr SOAP_SOCKET kMemorySocket = std::numeric_limits<SOAP_SOCKET>::max();
 
 using SendFn = int (*)(Context*, const char*, std::size_t);
 using RecvFn = std::size_t (*)(Context*, char*, std::size_t);
@@ -64,7 +67,9 @@ class GsoapServer;
 // One accepted connection: its copy of the master context, its thread, and
 // what the engine callbacks record about the current request.
 struct Connection : Exchange {
-  GsoapServer* server = nullptr;
+  GsoapServer* server = nullptr;  // null when served from memory (serve_bytes)
+  const ServerLimits* limits = nullptr;  // the server's, or serve_bytes' own
+  Endpoint endpoint;              // the server's, for the WSDL's default location
   Context* ctx = nullptr;
   SOAP_SOCKET socket = SOAP_INVALID_SOCKET;  // guarded by GsoapServer::mutex_
   std::thread thread;
@@ -88,6 +93,10 @@ struct Connection : Exchange {
   // header's read brought in more than this request's declared body; 0 if
   // it did not.
   std::size_t next_request_at = 0;
+  // Set by serve_bytes: the bytes come from memory_in and go to memory_out
+  // instead of a socket.
+  std::string_view memory_in;
+  std::string* memory_out = nullptr;
 
   // The current request's Content-Length, if declared, and whether one is
   // not a number or two disagree.
@@ -133,6 +142,27 @@ const EngineIo& engine_io() {
     return fns;
   }();
   return io;
+}
+
+// The connection's own bytes, from the socket or from memory. Once gSOAP
+// has closed the connection (a malformed MIME body does), nothing: its own
+// I/O would fall back to the process's stdin and stdout.
+std::size_t raw_recv(Context* ctx, char* buf, std::size_t size) {
+  Connection& c = connection_of(ctx);
+  if (!soap_valid_socket(ctx->socket)) return 0;
+  if (c.memory_out == nullptr) return engine_io().recv(ctx, buf, size);
+  const std::size_t n = std::min(size, c.memory_in.size());
+  std::memcpy(buf, c.memory_in.data(), n);
+  c.memory_in.remove_prefix(n);
+  return n;
+}
+
+int raw_send(Context* ctx, const char* data, std::size_t size) {
+  Connection& c = connection_of(ctx);
+  if (!soap_valid_socket(ctx->socket)) return SOAP_EOF;
+  if (c.memory_out == nullptr) return engine_io().send(ctx, data, size);
+  c.memory_out->append(data, size);
+  return SOAP_OK;
 }
 
 // Everything a context holds, the context last (its fault record too,
@@ -320,8 +350,8 @@ void refuse_raw(Context* ctx, int status, std::string_view reason, std::string_v
                             "\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: " +
                             std::to_string(why.size()) + "\r\nConnection: close\r\n\r\n" +
                             std::string(why);
-  engine_io().send(ctx, reply.data(), reply.size());
-  ::shutdown(ctx->socket, SHUT_WR);
+  raw_send(ctx, reply.data(), reply.size());
+  if (connection_of(ctx).memory_out == nullptr) ::shutdown(ctx->socket, SHUT_WR);
   ctx->keep_alive = 0;
 }
 
@@ -341,7 +371,7 @@ std::size_t timed_recv(Context* ctx, char* buf, std::size_t size) {
     std::memcpy(buf, c.pending.data(), n);
     c.pending.erase(0, n);
   } else {
-    n = engine_io().recv(ctx, buf, size);
+    n = raw_recv(ctx, buf, size);
   }
   if (bounded) c.body_left -= n;
   if (n == 0) c.peer_eof = true;
@@ -371,7 +401,7 @@ int timed_send(Context* ctx, const char* data, std::size_t size) {
     mark_server(kMarshalled);
     c.probe->reply_handed();
   }
-  return engine_io().send(ctx, data, size);
+  return raw_send(ctx, data, size);
 }
 
 class GsoapServer final : public Server {
@@ -379,36 +409,16 @@ class GsoapServer final : public Server {
   GsoapServer(Service& service, const ServerOptions& options)
       : service_(service), options_(options), master_(soap_new()) {
     if (master_ == nullptr) throw std::bad_alloc();
-    engine_io();
-    soap_set_namespaces(master_, namespaces);
-    // Keep-alive must be on in both modes for gSOAP to honour it; UTF-8
-    // strings pass through unchanged; strict parsing as in the codecs.
-    soap_set_imode(master_, SOAP_IO_KEEPALIVE | SOAP_C_UTFSTRING | SOAP_XML_STRICT);
-    soap_set_omode(master_, SOAP_IO_KEEPALIVE | SOAP_C_UTFSTRING);
+    configure(master_, options.limits);
     // The concurrency settings as gSOAP's guide sets them for a
-    // multi-threaded server under load: a bounded wait per recv and send,
-    // a bound on a whole message's transfer (a client trickling a byte at
-    // a time holds a thread no longer), an accept timeout so the loop sees
-    // stop(), and threads bounded by accept_loop().
+    // multi-threaded server under load: a bound on a whole message's
+    // transfer (a client trickling a byte at a time holds a thread no
+    // longer), an accept timeout so the loop sees stop(), and threads
+    // bounded by accept_loop().
     master_->max_keep_alive = options.concurrency.max_keepalive_requests;
-    master_->accept_timeout = -kAcceptPollMicros;
-    master_->recv_timeout = options.limits.keepalive_timeout_s;
-    master_->send_timeout = options.limits.keepalive_timeout_s;
     master_->transfer_timeout = options.concurrency.request_timeout_s;
-    // A peer that closes first must not SIGPIPE the process.
-    master_->socket_flags = MSG_NOSIGNAL;
+    master_->accept_timeout = -kAcceptPollMicros;
     master_->bind_flags = SO_REUSEADDR;
-    apply_input_limits(master_, options.limits.max_body_bytes);
-    // The size limit is ours (parse_callback, timed_recv): gSOAP's failures
-    // of soap::recv_maxlength look like malformed input. 0: unlimited.
-    master_->recv_maxlength = 0;
-    master_->fget = &GsoapServer::get_callback;
-    master_->fparse = &GsoapServer::parse_callback;
-    master_->fparsehdr = &GsoapServer::header_callback;
-    // "Alive": soap_send_fault polls the socket first and would not answer
-    // a peer that has only stopped sending (shutdown(SHUT_WR)).
-    master_->fpoll = [](Context*) { return SOAP_OK; };
-    master_->user = nullptr;
 
     const std::string& host = options.listen.host;
     if (!soap_valid_socket(
@@ -445,6 +455,38 @@ class GsoapServer final : public Server {
 
   ~GsoapServer() override { stop(); }
 
+  // serve_bytes(): one connection's requests from memory, through the same
+  // callbacks and serve loop as a socket's.
+  static std::string serve_memory(Service& service, const ServerLimits& limits,
+                                  std::string_view request) {
+    std::string reply;
+    Context* ctx = soap_new();
+    if (ctx == nullptr) throw std::bad_alloc();
+    configure(ctx, limits);
+    Connection c;
+    c.ctx = ctx;
+    c.endpoint = Endpoint{};
+    c.probe.emplace(0, 0);
+    c.max_body = limits.max_body_bytes;
+    c.limits = &limits;
+    c.memory_in = request;
+    c.memory_out = &reply;
+    attach(ctx, c);
+    // Valid to gSOAP (which answers over a socket with an HTTP status line,
+    // not CGI's "Status:"), never passed to a system call (raw_recv,
+    // raw_send and the close callbacks see memory_out first).
+    ctx->socket = kMemorySocket;
+    try {
+      Operations operations(ctx, service, c);
+      serve_requests(c, operations);
+    } catch (...) {
+      free_context(ctx);
+      throw;
+    }
+    free_context(ctx);
+    return reply;
+  }
+
   Endpoint endpoint() const override { return endpoint_; }
 
   void stop() override {
@@ -466,6 +508,42 @@ class GsoapServer final : public Server {
   }
 
  private:
+  // What the master context and serve_memory's share.
+  static void configure(Context* ctx, const ServerLimits& limits) {
+    engine_io();
+    soap_set_namespaces(ctx, namespaces);
+    // Keep-alive must be on in both modes for gSOAP to honour it; UTF-8
+    // strings pass through unchanged; strict parsing as in the codecs.
+    soap_set_imode(ctx, SOAP_IO_KEEPALIVE | SOAP_C_UTFSTRING | SOAP_XML_STRICT);
+    soap_set_omode(ctx, SOAP_IO_KEEPALIVE | SOAP_C_UTFSTRING);
+    ctx->max_keep_alive = 0;
+    ctx->recv_timeout = limits.keepalive_timeout_s;
+    ctx->send_timeout = limits.keepalive_timeout_s;
+    // A peer that closes first must not SIGPIPE the process.
+    ctx->socket_flags = MSG_NOSIGNAL;
+    apply_input_limits(ctx, limits.max_body_bytes);
+    // The size limit is ours (parse_callback, timed_recv): gSOAP's failures
+    // of soap::recv_maxlength look like malformed input. 0: unlimited.
+    ctx->recv_maxlength = 0;
+    ctx->fget = &GsoapServer::get_callback;
+    ctx->fparse = &GsoapServer::parse_callback;
+    ctx->fparsehdr = &GsoapServer::header_callback;
+    // "Alive": soap_send_fault polls the socket first and would not answer
+    // a peer that has only stopped sending (shutdown(SHUT_WR)).
+    ctx->fpoll = [](Context*) { return SOAP_OK; };
+    ctx->user = nullptr;
+  }
+
+  // The connection's callbacks on its context.
+  static void attach(Context* ctx, Connection& c) {
+    ctx->user = &c;
+    ctx->frecv = timed_recv;
+    ctx->fsend = timed_send;
+    ctx->fclosesocket = &GsoapServer::close_callback;
+    ctx->fshutdownsocket = &GsoapServer::shutdown_callback;
+    ctx->fresponse = &GsoapServer::response_callback;
+  }
+
   static std::string describe(Context* ctx) {
     soap_set_fault(ctx);
     const char* text = soap_fault_string(ctx);
@@ -513,14 +591,11 @@ class GsoapServer final : public Server {
     c->server = this;
     c->ctx = ctx;
     c->socket = ctx->socket;
+    c->endpoint = endpoint_;
     c->probe.emplace(ConnectionProbe::for_socket(ctx->socket));
     c->max_body = options_.limits.max_body_bytes;
-    ctx->user = c.get();
-    ctx->frecv = timed_recv;
-    ctx->fsend = timed_send;
-    ctx->fclosesocket = &GsoapServer::close_callback;
-    ctx->fshutdownsocket = &GsoapServer::shutdown_callback;
-    ctx->fresponse = &GsoapServer::response_callback;
+    c->limits = &options_.limits;
+    attach(ctx, *c);
     const std::lock_guard lock(mutex_);
     // Joins the threads of connections that have ended.
     for (auto it = connections_.begin(); it != connections_.end();) {
@@ -554,6 +629,7 @@ class GsoapServer final : public Server {
   // gSOAP shuts a connection down (SHUT_RDWR) just before closing it. In
   // the middle of a request, linger first (kLingerMillis).
   static int shutdown_callback(Context* ctx, SOAP_SOCKET socket, int how) {
+    if (connection_of(ctx).memory_out != nullptr) return SOAP_OK;
     if (connection_of(ctx).header_parsed && how == SOAP_SHUT_RDWR) {
       ::shutdown(socket, SHUT_WR);  // the reply is out: FIN after it
       const auto deadline =
@@ -572,6 +648,7 @@ class GsoapServer final : public Server {
 
   static int close_callback(Context* ctx, SOAP_SOCKET socket) {
     Connection& c = connection_of(ctx);
+    if (c.memory_out != nullptr) return SOAP_OK;
     const std::lock_guard lock(c.server->mutex_);
     if (c.socket == socket) c.socket = SOAP_INVALID_SOCKET;
     return engine_io().close(ctx, socket);
@@ -583,8 +660,8 @@ class GsoapServer final : public Server {
   static int parse_callback(Context* ctx) {
     const int error = engine_io().parse(ctx);
     Connection& c = connection_of(ctx);
-    const std::size_t max_fields = c.server->options_.limits.max_header_fields;
-    const std::size_t max_bytes = c.server->options_.limits.max_header_bytes;
+    const std::size_t max_fields = c.limits->max_header_fields;
+    const std::size_t max_bytes = c.limits->max_header_bytes;
     // SOAP_HDR: a line over gSOAP's SOAP_HDRLEN, or header_callback's stop.
     if (error == SOAP_HDR || c.header_fields > max_fields || c.header_bytes > max_bytes)
       return refuse_header_too_large(ctx, max_fields, max_bytes);
@@ -639,7 +716,7 @@ class GsoapServer final : public Server {
     ++c.header_fields;
     c.header_bytes += std::strlen(key) + std::strlen(value) + 4;
     // Stops reading a header flood at the limit: parse_callback answers 431.
-    const ServerLimits& limits = c.server->options_.limits;
+    const ServerLimits& limits = *c.limits;
     if (c.header_fields > limits.max_header_fields || c.header_bytes > limits.max_header_bytes)
       return SOAP_HDR;
     if (soap_tag_cmp(key, "Transfer-Encoding") == 0) c.chunked = true;
@@ -681,9 +758,7 @@ class GsoapServer final : public Server {
     return engine_io().response(ctx, status, count);
   }
 
-  static int get_callback(Context* ctx) {
-    return answer_get(ctx, connection_of(ctx).server->endpoint_);
-  }
+  static int get_callback(Context* ctx) { return answer_get(ctx, connection_of(ctx).endpoint); }
 
   Service& service_;
   const ServerOptions options_;
@@ -717,6 +792,10 @@ void Exchange::operation_entered(Context* ctx) {
 
 std::unique_ptr<Server> start_gsoap_server(Service& service, const ServerOptions& options) {
   return std::make_unique<GsoapServer>(service, options);
+}
+
+std::string serve_bytes(Service& service, const ServerLimits& limits, std::string_view request) {
+  return GsoapServer::serve_memory(service, limits, request);
 }
 
 }  // namespace wsb::soap

@@ -16,6 +16,12 @@ namespace wsb::soap {
 // soap_server.cpp. Throws std::runtime_error if it cannot listen.
 std::unique_ptr<Server> start_gsoap_server(Service& service, const ServerOptions& options);
 
+// One connection's handling without a socket, for fuzzing: `request` is
+// all a client sent before closing its end, the result all the server
+// wrote back, through the same callbacks, limits and serve loop as a
+// socket's (soap_server.cpp).
+std::string serve_bytes(Service& service, const ServerLimits& limits, std::string_view request);
+
 // soap_client.cpp: codec "soap" or "soap-mtom". Throws CallError if it cannot
 // connect, std::invalid_argument for another codec.
 std::unique_ptr<Client> connect_gsoap_client(const Endpoint& server, const std::string& codec);

@@ -17,11 +17,30 @@
 #include "common/codec.h"
 #include "common/phases.h"
 #include "common/service.h"
+#include "xmlrpc/xmlrpc_api.h"
+#include "xmlrpc/xmlrpc_guard.h"
 #include "xmlrpc/xmlrpc_mapping.h"
 #include "xmlrpc/xmlrpc_rpc.h"
 #include "xmlrpc/xmlrpc_stack.h"
 
 namespace wsb::xmlrpc {
+
+xmlrpc_mem_block* fault_document(xmlrpc_env* env, int code, const char* what) {
+  xmlrpc_env fault;
+  xmlrpc_env_init(&fault);
+  xmlrpc_env_set_fault(&fault, code, what);
+  xmlrpc_mem_block* out = xmlrpc_mem_block_new(env, 0);
+  if (!env->fault_occurred) {
+    xmlrpc_serialize_fault(env, out, &fault);
+    if (env->fault_occurred) {
+      xmlrpc_mem_block_free(out);
+      out = nullptr;
+    }
+  }
+  xmlrpc_env_clean(&fault);
+  return out;
+}
+
 namespace {
 
 using xmlrpc_c::carray;
@@ -189,6 +208,21 @@ Registry make_registry(Service& service) {
     throw std::runtime_error("xmlrpc-c server: cannot build the method registry: " + why);
   }
   return registry;
+}
+
+xmlrpc_mem_block* answer_call(xmlrpc_env* env, xmlrpc_registry* registry, InputGuard& guard,
+                              std::string_view xml, void* call_info) {
+  try {
+    check_document(xml, "</methodCall>", guard);
+  } catch (const DecodeError& e) {
+    return fault_document(env, kFaultUnparseable, e.what());
+  } catch (const std::exception& e) {
+    xmlrpc_env_set_fault(env, XMLRPC_INTERNAL_ERROR, e.what());
+    return nullptr;
+  }
+  xmlrpc_mem_block* response = nullptr;
+  xmlrpc_registry_process_call2(env, registry, xml.data(), xml.size(), call_info, &response);
+  return response;
 }
 
 }  // namespace wsb::xmlrpc

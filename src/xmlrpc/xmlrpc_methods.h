@@ -9,6 +9,7 @@
 #include <xmlrpc-c/server.h>
 
 #include <memory>
+#include <string_view>
 
 #include "xmlrpc/xmlrpc_mapping.h"
 
@@ -33,5 +34,19 @@ struct CallOptions {
 // Calls may run on any number of threads at once. Throws std::runtime_error
 // if xmlrpc-c cannot build it.
 Registry make_registry(Service& service);
+
+class InputGuard;  // xmlrpc_guard.h
+
+// A fault document, as xmlrpc-c writes one, in a memory block Abyss frees;
+// null (with `env` set) if it cannot be made.
+xmlrpc_mem_block* fault_document(xmlrpc_env* env, int code, const char* what);
+
+// The reply to one methodCall body: the input guard first (a fault document
+// for what it refuses), then the registry, which answers a call it cannot
+// run with a fault document too. `call_info` reaches the methods (their
+// CallOptions; null for the defaults). Null, with the fault in `env`, only
+// for a failure of ours (Abyss answers 500).
+xmlrpc_mem_block* answer_call(xmlrpc_env* env, xmlrpc_registry* registry, InputGuard& guard,
+                              std::string_view xml, void* call_info);
 
 }  // namespace wsb::xmlrpc

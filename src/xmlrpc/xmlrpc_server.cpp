@@ -104,23 +104,6 @@ std::string_view request_query(TSession* session) {
   return info != nullptr && info->query != nullptr ? info->query : "";
 }
 
-// A fault document, as xmlrpc-c writes one, in a memory block Abyss frees.
-xmlrpc_mem_block* fault_document(xmlrpc_env* env, int code, const char* what) {
-  xmlrpc_env fault;
-  xmlrpc_env_init(&fault);
-  xmlrpc_env_set_fault(&fault, code, what);
-  xmlrpc_mem_block* out = xmlrpc_mem_block_new(env, 0);
-  if (!env->fault_occurred) {
-    xmlrpc_serialize_fault(env, out, &fault);
-    if (env->fault_occurred) {
-      xmlrpc_mem_block_free(out);
-      out = nullptr;
-    }
-  }
-  xmlrpc_env_clean(&fault);
-  return out;
-}
-
 class AbyssServer final : public Server {
  public:
   AbyssServer(Service& service, const ServerOptions& options)
@@ -399,15 +382,6 @@ class AbyssServer final : public Server {
     if (timing_asked) timing.begin(received);
     // Connection threads are Abyss's; each keeps its own guard.
     thread_local InputGuard guard;
-    try {
-      check_document(std::string_view(xml, length), "</methodCall>", guard);
-    } catch (const DecodeError& e) {
-      *response = fault_document(env, kFaultUnparseable, e.what());
-      return;
-    } catch (const std::exception& e) {
-      xmlrpc_env_set_fault(env, XMLRPC_INTERNAL_ERROR, e.what());  // Abyss answers 500
-      return;
-    }
     CallOptions options;
     try {
       options.int64_form = int64_form_of_query(request_query(session));
@@ -415,7 +389,8 @@ class AbyssServer final : public Server {
       *response = fault_document(env, kFaultBadRequest, e.what());
       return;
     }
-    xmlrpc_registry_process_call2(env, self.registry_.get(), xml, length, &options, response);
+    *response =
+        answer_call(env, self.registry_.get(), guard, std::string_view(xml, length), &options);
     refuse_pipelining(session);
     // Abyss writes the reply when this returns, with the fields added here.
     mark_server(kMarshalled);

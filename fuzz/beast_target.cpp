@@ -1,0 +1,121 @@
+// beast-request: the beast stack's request path without a socket. Beast's
+// request parser, with the server's header and body limits, reads the
+// input as one connection's bytes; each request goes through the REST
+// handler (REST routes and, by X-Wsbench-Codec, every RPC codec) and its
+// reply is serialised, as the server's connection code does
+// (src/beast/beast_server.cpp), until the input ends or a reply closes.
+#include <boost/asio/buffer.hpp>
+#include <boost/beast/http/parser.hpp>
+#include <boost/beast/http/write.hpp>
+#include <sstream>
+
+#include "beast/beast_rest.h"
+#include "common/codec.h"
+#include "target_parts.h"
+
+namespace wsb::fuzz {
+namespace {
+
+namespace http = boost::beast::http;
+using beast_stack::Request;
+using beast_stack::Response;
+
+constexpr std::string_view kTarget = "beast-request";
+
+// Feeds `input` to `parser` as a socket would deliver it, then the end of
+// the stream; returns the bytes it used.
+std::size_t parse(http::request_parser<http::string_body>& parser, std::string_view input,
+                  boost::beast::error_code& ec) {
+  std::size_t used = 0;
+  while (!parser.is_done()) {
+    const std::size_t n =
+        parser.put(boost::asio::const_buffer(input.data() + used, input.size() - used), ec);
+    used += n;
+    if (ec == http::error::need_more) ec = {};
+    if (ec) break;
+    // Nothing more parses from what is left (a partial line, or nothing):
+    // the connection has ended there.
+    if (n == 0) {
+      parser.put_eof(ec);
+      break;
+    }
+  }
+  return used;
+}
+
+std::string serialise(const Response& res) {
+  std::ostringstream out;
+  out << res;
+  return out.str();
+}
+
+void serve(std::string_view input) {
+  Service service(service_limits());
+  const ServerLimits limits = server_limits();
+  rest::RestHandler handler(service);
+  std::string reply_body;
+  rest::RestResponse reply(reply_body);
+  while (!input.empty()) {
+    http::request_parser<http::string_body> parser;
+    beast_stack::configure_parser(parser, limits);
+    parser.eager(true);
+    boost::beast::error_code ec;
+    const std::size_t used = parse(parser, input, ec);
+    input.remove_prefix(used);
+    if (!ec && beast_stack::too_many_fields(parser.get(), limits)) ec = http::error::header_limit;
+    if (ec) {
+      if (const auto refusal = beast_stack::refusal_of(ec, limits))
+        check_http_reply(kTarget, serialise(*refusal));
+      return;
+    }
+    Request& req = parser.get();
+    handler.handle(beast_stack::rest_request(req, 0, false), reply);
+    Response res(std::piecewise_construct, std::make_tuple(std::move(reply_body)));
+    beast_stack::fill_response(req, reply, res);
+    check_http_reply(kTarget, serialise(res));
+    reply_body = std::move(res.body());
+    if (!res.keep_alive()) return;
+  }
+}
+
+std::vector<std::string> seeds() {
+  std::vector<std::string> out = {
+      "GET /ping HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n",
+      "GET /payloads/ints/5 HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: application/json\r\n\r\n",
+      "GET /payloads/message-a/1 HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: application/xml\r\n\r\n",
+      "GET /payloads/gml/1 HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: application/x-protobuf\r\n\r\n",
+      "GET /primes/20 HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n",
+      "POST /queues HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 0\r\n\r\n"
+      "GET /queues/1 HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
+      "DELETE /queues/1 HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n",
+  };
+  const auto payloads = seed_payloads();
+  for (const auto& entry : all_codecs()) {
+    const std::string codec_header = std::string(rest::kCodecHeader) + ": " + entry.name + "\r\n";
+    if (entry.make_rpc) {
+      for (auto& request : rpc_requests(entry, codec_header)) out.push_back(std::move(request));
+      continue;
+    }
+    auto codec = entry.make();
+    std::string body;
+    for (const auto& payload : payloads) {
+      if (std::holds_alternative<MessageList>(payload)) continue;
+      codec->encode(payload, body);
+      out.push_back(http_post("/echo", codec->content_type(), codec_header, body));
+    }
+    codec->encode(payloads.front(), body);
+    out.push_back(http_post("/echo", codec->content_type(), "", body));
+  }
+  return out;
+}
+
+}  // namespace
+
+FuzzTarget beast_request_target() {
+  return {std::string(kTarget),
+          "the beast stack: Beast's request parser with the server's limits, the REST and RPC "
+          "handler, the reply serialised; never a 5xx",
+          "http.dict json.dict xml.dict soap.dict xmlrpc.dict", serve, seeds};
+}
+
+}  // namespace wsb::fuzz

@@ -94,8 +94,8 @@ void check_http_reply(std::string_view target, std::string_view reply) {
   if (reply.size() >= 12 && reply.starts_with("HTTP/1."))
     std::from_chars(reply.data() + 9, reply.data() + 12, status);
   if (status < 100 || status >= 600)
-    throw PropertyViolation(std::string(target) + ": the reply is not HTTP: " +
-                            std::string(reply.substr(0, 80)));
+    throw PropertyViolation(std::string(target) +
+                            ": the reply is not HTTP: " + std::string(reply.substr(0, 80)));
   // SOAP 1.1 faults travel with 500 (fault_status()): one that blames the
   // client is its 4xx.
   const bool client_fault = reply.find(":Client</faultcode>") != std::string_view::npos ||
@@ -146,13 +146,13 @@ void decode_round_trip(const CodecEntry& entry, std::string_view input) {
   try {
     codec->decode(wire, second);
   } catch (const DecodeError& e) {
-    throw PropertyViolation(entry.name + ": its own encoding of a decoded payload is refused: " +
-                            e.what());
+    throw PropertyViolation(entry.name +
+                            ": its own encoding of a decoded payload is refused: " + e.what());
   }
   const std::string difference = describe_difference(first, second, codec->double_fidelity());
   if (!difference.empty())
-    throw PropertyViolation(entry.name + ": a decoded payload changed in a round trip: " +
-                            difference);
+    throw PropertyViolation(entry.name +
+                            ": a decoded payload changed in a round trip: " + difference);
 }
 
 // read then unbind accepts exactly what decode accepts, with the same
@@ -177,11 +177,11 @@ void read_matches_decode(const CodecEntry& entry, std::string_view input) {
     decode_accepts = false;
   }
   if (stages_accept != decode_accepts)
-    throw PropertyViolation(entry.name + ": read+unbind " + (stages_accept ? "accepts" : "refuses") +
-                            " what decode " + (decode_accepts ? "accepts" : "refuses"));
+    throw PropertyViolation(entry.name + ": read+unbind " +
+                            (stages_accept ? "accepts" : "refuses") + " what decode " +
+                            (decode_accepts ? "accepts" : "refuses"));
   if (!stages_accept) return;
-  const std::string difference =
-      describe_difference(decoded, by_stages, whole->double_fidelity());
+  const std::string difference = describe_difference(decoded, by_stages, whole->double_fidelity());
   if (!difference.empty())
     throw PropertyViolation(entry.name + ": read+unbind differs from decode: " + difference);
 }

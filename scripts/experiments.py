@@ -97,22 +97,29 @@ class Experiment:
 
 # ---- results ----
 
+def read_runs(outdir, runs, missing):
+    """Yields (run, its JSON) for each OUTDIR/<run>.json that exists and
+    parses; appends why to `missing` for each that does not."""
+    for run in runs:
+        path = os.path.join(outdir, f"{run}.json")
+        if not os.path.exists(path):
+            missing.append(f"run `{run}` absent ({os.path.basename(path)})")
+            continue
+        try:
+            with open(path) as f:
+                data = __import__("json").load(f)
+        except ValueError as e:
+            missing.append(f"run `{run}` unreadable: {e}")
+            continue
+        yield run, data
+
+
 class Results:
     """The cases of one experiment's runs, and lookups that say what is missing."""
 
     def __init__(self, outdir, runs):
         self.cases, self.contexts, self.missing = {}, {}, []
-        for run in runs:
-            path = os.path.join(outdir, f"{run}.json")
-            if not os.path.exists(path):
-                self.missing.append(f"run `{run}` absent ({os.path.basename(path)})")
-                continue
-            try:
-                with open(path) as f:
-                    data = __import__("json").load(f)
-            except ValueError as e:
-                self.missing.append(f"run `{run}` unreadable: {e}")
-                continue
+        for run, data in read_runs(outdir, runs, self.missing):
             self.contexts[run] = data.get("context", {})
             self.cases.update(summarize.load_cases(data.get("benchmarks", [])))
 
@@ -143,17 +150,7 @@ class LoadResults:
 
     def __init__(self, outdir, runs):
         self.runs, self.contexts, self.missing, self.cases = [], {}, [], {}
-        for run in runs:
-            path = os.path.join(outdir, f"{run}.json")
-            if not os.path.exists(path):
-                self.missing.append(f"run `{run}` absent ({os.path.basename(path)})")
-                continue
-            try:
-                with open(path) as f:
-                    data = __import__("json").load(f)
-            except ValueError as e:
-                self.missing.append(f"run `{run}` unreadable: {e}")
-                continue
+        for run, data in read_runs(outdir, runs, self.missing):
             context = dict(data.get("context", {}))
             context.setdefault("wsbench_placement", context.get("load_placement"))
             self.contexts[run] = context

@@ -7,6 +7,8 @@
 #include <map>
 #include <stdexcept>
 
+#include "load/report.h"
+
 namespace wsb::load {
 namespace {
 
@@ -53,15 +55,6 @@ std::uint64_t sum_between(const std::vector<std::uint64_t>& series, double from,
     if (t >= from - 1e-9 && t < to - 1e-9) n += series[i];
   }
   return n;
-}
-
-std::string cell(double value, int width, int decimals) {
-  char text[32];
-  if (std::isfinite(value))
-    std::snprintf(text, sizeof text, "%*.*f", width, decimals, value);
-  else
-    std::snprintf(text, sizeof text, "%*s", width, "-");
-  return text;
 }
 
 const UserStep* step_with(const RunRecord& r, int users) {

@@ -16,16 +16,6 @@ constexpr double kNsPerMs = 1e6;
 
 double ms(double ns) { return ns / kNsPerMs; }
 
-// A figure in a fixed-width column; "-" where it is not reported.
-std::string cell(double value, int width, int decimals) {
-  char text[64];
-  if (std::isfinite(value))
-    std::snprintf(text, sizeof text, "%*.*f", width, decimals, value);
-  else
-    std::snprintf(text, sizeof text, "%*s", width, "-");
-  return text;
-}
-
 std::string errors_text(const Tally& t) {
   std::string text;
   for (std::size_t k = 0; k < kErrorKinds; ++k) {
@@ -53,6 +43,16 @@ double max_ms(const Histogram& h) {
 }
 
 }  // namespace
+
+// A figure in a fixed-width column; "-" where it is not reported.
+std::string cell(double value, int width, int decimals) {
+  char text[64];
+  if (std::isfinite(value))
+    std::snprintf(text, sizeof text, "%*.*f", width, decimals, value);
+  else
+    std::snprintf(text, sizeof text, "%*s", width, "-");
+  return text;
+}
 
 void print_runs(std::FILE* out, const std::vector<RunRecord>& records) {
   std::fprintf(out, "%-36s %-8s %7s %9s %6s %8s %8s %8s %8s %8s  %-10s %8s %9s %9s\n", "target",

@@ -65,4 +65,8 @@ void print_e7(std::FILE* out, const std::vector<RunRecord>& records);
 std::string write_json(const std::filesystem::path& file, const ContextPairs& context,
                        const std::vector<RunRecord>& records, const RunAftermath& aftermath);
 
+// A figure right-aligned in `width` columns with `decimals` decimals; "-"
+// where it is not reported (not finite).
+std::string cell(double value, int width, int decimals);
+
 }  // namespace wsb::load

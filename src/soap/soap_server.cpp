@@ -67,9 +67,9 @@ class GsoapServer;
 // One accepted connection: its copy of the master context, its thread, and
 // what the engine callbacks record about the current request.
 struct Connection : Exchange {
-  GsoapServer* server = nullptr;  // null when served from memory (serve_bytes)
+  GsoapServer* server = nullptr;         // null when served from memory (serve_bytes)
   const ServerLimits* limits = nullptr;  // the server's, or serve_bytes' own
-  Endpoint endpoint;              // the server's, for the WSDL's default location
+  Endpoint endpoint;                     // the server's, for the WSDL's default location
   Context* ctx = nullptr;
   SOAP_SOCKET socket = SOAP_INVALID_SOCKET;  // guarded by GsoapServer::mutex_
   std::thread thread;

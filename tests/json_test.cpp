@@ -36,6 +36,23 @@ class JsonCodecTest : public ::testing::Test {
   std::unique_ptr<Codec> codec_ = find_codec("json").make();
 };
 
+// Found by the read-json fuzz target: RapidJSON 1.1 read 581e308 as
+// -1.8e-306 (and 2e308 as NaN) without an error.
+TEST_F(JsonCodecTest, NumbersBeyondTheDoubleRangeAreRefusedNotMisread) {
+  for (const char* number : {"-581e308-0610459433", "581e308", "2e308", "1.8e308", "-1.8e308",
+                             "0.0000000001e320", "1e99999999999"})
+    // RapidJSON refuses some itself ("Number too big to be stored in double").
+    expect_rejected(std::string(R"({"ints":[)") + number + "]}", "double");
+  // In range, or inside a string, a number still decodes.
+  const Payload text{Text{"9e999 \"1e400\" \\"}};
+  Payload out;
+  codec_->decode(encode(text), out);
+  EXPECT_EQ(out, text);
+  codec_->decode(R"({"ints":[1,-2,3]})", out);
+  EXPECT_EQ(out, (Payload{IntArray{{1, -2, 3}}}));
+  expect_rejected(R"({"ints":[1.7e308]})", "32-bit integer");
+}
+
 TEST_F(JsonCodecTest, BuildingsAreAGeoJsonFeatureCollection) {
   const auto gml = std::get<BuildingCollection>(generate(parse_spec("gml/3")));
   rapidjson::Document d;

@@ -29,9 +29,10 @@ echo "ok: count gives $first instructions per encode, twice"
 # for 10 iterations is 10 times the total for 1, within 2%, for a codec
 # step and for a round trip (client and server threads). Set-up, the
 # floor or bookkeeping in the count would add a constant and break this.
-# The round trip counts 10 and 100 calls of the asynchronous Beast server,
-# whose deadline sweep runs every 10 s under valgrind (250 ms natively), so
-# it rarely lands in a counted call.
+# The round trip counts 10 and 100 calls, within 5%: the other stacks'
+# servers run in the same process and their accept loops wake every
+# 100 ms of wall time, which valgrind stretches over a varying number of
+# counted calls (up to 2.5% here).
 for spec in "$case_filter 1" "$rtt_filter 10"; do
   read -r filter n <<<"$spec"
   python3 "$repo/scripts/count.py" --bench "$bench" --filter "$filter" --iterations "$n" \
@@ -39,7 +40,7 @@ for spec in "$case_filter 1" "$rtt_filter 10"; do
   totals=$(field "$work/scaling.json" totals)
   python3 -c 'import sys; a, b = eval(sys.argv[1]); r = b / a
 print(f"ok: {sys.argv[2]}: {sys.argv[3]} and 10x as many operations count {a:,} and {b:,} (x{r:.4f})")
-sys.exit(0 if abs(r / 10 - 1) <= 0.02 else 1)' "$totals" "$filter" "$n" ||
+sys.exit(0 if abs(r / 10 - 1) <= (0.02 if sys.argv[3] == "1" else 0.05) else 1)' "$totals" "$filter" "$n" ||
     fail "$filter: 10x the operations do not count 10 times as much: $totals"
 done
 

@@ -28,6 +28,9 @@
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
 #include <limits>
 #include <memory>
 #include <optional>
@@ -304,12 +307,97 @@ struct JsonTree {
   [[noreturn]] static void fail(const std::string& what) { rest::fail(what); }
 };
 
+bool is_digit(char c) { return c >= '0' && c <= '9'; }
+
+// Numbers beyond the double range: RapidJSON 1.1's full-precision
+// conversion gets them wrong without an error (581e308 became -1.8e-306,
+// 2e308 NaN; found by the read-json fuzz target), so they are refused.
+// Where one starts at `at`: true if it is out of range; `at` moves past it.
+// Decided by where its first significant digit stands, and with strtod
+// only at 10^308; below the range values underflow to zero, as in strtod.
+bool number_beyond_double_range(std::string_view json, std::size_t& at) {
+  constexpr long kMaxExponent = std::numeric_limits<double>::max_exponent10;  // 308
+  const std::size_t n = json.size();
+  std::size_t i = at;
+  const std::size_t start = i;
+  if (i < n && json[i] == '-') ++i;
+  long magnitude = 0;  // the power of ten of the first significant digit
+  bool significant = false;
+  const std::size_t int_start = i;
+  while (i < n && is_digit(json[i])) ++i;
+  if (i > int_start && json[int_start] != '0') {
+    magnitude = static_cast<long>(i - int_start) - 1;
+    significant = true;
+  }
+  if (i < n && json[i] == '.') {
+    const std::size_t frac_start = ++i;
+    for (; i < n && is_digit(json[i]); ++i) {
+      if (!significant && json[i] != '0') {
+        magnitude = -static_cast<long>(i - frac_start) - 1;
+        significant = true;
+      }
+    }
+  }
+  if (i < n && (json[i] == 'e' || json[i] == 'E')) {
+    ++i;
+    const bool negative = i < n && json[i] == '-';
+    if (i < n && (json[i] == '-' || json[i] == '+')) ++i;
+    long exponent = 0;
+    for (; i < n && is_digit(json[i]); ++i)
+      exponent = std::min<long>(exponent * 10 + (json[i] - '0'), 100'000);
+    magnitude += negative ? -exponent : exponent;
+  }
+  at = i;
+  if (!significant || magnitude < kMaxExponent) return false;
+  if (magnitude > kMaxExponent) return true;
+  const std::string token(json.substr(start, i - start));
+  return std::isinf(std::strtod(token.c_str(), nullptr));
+}
+
+// The number that ends at `end` (RapidJSON's position after reading it).
+bool number_before_beyond_double_range(std::string_view json, std::size_t end) {
+  std::size_t start = std::min(end, json.size());
+  while (start > 0 &&
+         (is_digit(json[start - 1]) || json[start - 1] == '.' || json[start - 1] == 'e' ||
+          json[start - 1] == 'E' || json[start - 1] == '+' || json[start - 1] == '-'))
+    --start;
+  return number_beyond_double_range(json.substr(0, end), start);
+}
+
+#ifndef NDEBUG
+// Builds with assertions (debug, sanitizers, fuzzing): RapidJSON asserts
+// on such a number before the handler sees it, so the whole document is
+// scanned first (skipping strings). Release builds check in the handler,
+// only the numbers RapidJSON converts as doubles, at no cost to the rest.
+std::optional<std::size_t> first_number_beyond_double_range(std::string_view json) {
+  bool in_string = false;
+  for (std::size_t i = 0; i < json.size(); ++i) {
+    const char c = json[i];
+    if (in_string) {
+      if (c == '\\')
+        ++i;
+      else if (c == '"')
+        in_string = false;
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '-' || is_digit(c)) {
+      const std::size_t start = i;
+      if (number_beyond_double_range(json, i)) return start;
+      --i;  // the loop's ++i reads the byte after the number
+    }
+  }
+  return std::nullopt;
+}
+#endif
+
 // The parse's SAX events into a Document, refusing nesting beyond
 // kMaxNestingDepth: RapidJSON's parser recurses once per level, so a hostile
 // depth must stop it before it overflows the stack.
 class DepthLimitedHandler {
  public:
-  explicit DepthLimitedHandler(rapidjson::Document& doc) : doc_(doc) {}
+  DepthLimitedHandler(rapidjson::Document& doc, std::string_view json,
+                      const rapidjson::MemoryStream& read)
+      : doc_(doc), json_(json), read_(read) {}
   bool too_deep() const { return too_deep_; }
 
   bool Null() { return doc_.Null(); }
@@ -318,7 +406,14 @@ class DepthLimitedHandler {
   bool Uint(unsigned i) { return doc_.Uint(i); }
   bool Int64(std::int64_t i) { return doc_.Int64(i); }
   bool Uint64(std::uint64_t i) { return doc_.Uint64(i); }
-  bool Double(double d) { return doc_.Double(d); }
+  bool Double(double d) {
+    if (number_before_beyond_double_range(json_, read_.Tell())) {
+      beyond_double_range_ = true;
+      return false;
+    }
+    return doc_.Double(d);
+  }
+  bool beyond_double_range() const { return beyond_double_range_; }
   bool RawNumber(const char* s, rapidjson::SizeType n, bool copy) {
     return doc_.RawNumber(s, n, copy);
   }
@@ -342,8 +437,11 @@ class DepthLimitedHandler {
   }
 
   rapidjson::Document& doc_;
+  std::string_view json_;
+  const rapidjson::MemoryStream& read_;
   std::size_t depth_ = 0;
   bool too_deep_ = false;
+  bool beyond_double_range_ = false;
 };
 
 // Full precision: RapidJSON's default double parsing may be off by an ulp,
@@ -381,22 +479,30 @@ class JsonCodec final : public Codec, public CodecStages {
     // Unchecked, RapidJSON copies invalid UTF-8 (overlong forms included)
     // into strings, and echo returns it.
     if (!valid_utf8(wire)) fail("the document is not valid UTF-8");
+#ifndef NDEBUG
+    if (const auto at = first_number_beyond_double_range(wire))
+      fail("a number beyond the double range at offset " + std::to_string(*at));
+#endif
     // What Document::Parse does, with the depth limit between reader and DOM.
     rapidjson::MemoryStream bytes(wire.data(), wire.size());
     rapidjson::EncodedInputStream<rapidjson::UTF8<>, rapidjson::MemoryStream> in(bytes);
     rapidjson::ParseResult result;
     bool too_deep = false;
+    bool beyond_double_range = false;
     auto parse = [&](rapidjson::Document& doc) {
-      DepthLimitedHandler handler(doc);
+      DepthLimitedHandler handler(doc, wire, bytes);
       rapidjson::Reader reader;
       result = reader.Parse<kParseFlags>(in, handler);
       too_deep = handler.too_deep();
+      beyond_double_range = handler.beyond_double_range();
       return !result.IsError();
     };
     doc_->Populate(parse);
     if (too_deep)
       fail("arrays and objects nested deeper than " + std::to_string(kMaxNestingDepth) +
            " at offset " + std::to_string(result.Offset()));
+    if (beyond_double_range)
+      fail("a number beyond the double range at offset " + std::to_string(result.Offset()));
     if (result.IsError())
       fail(std::string(rapidjson::GetParseError_En(result.Code())) + " at offset " +
            std::to_string(result.Offset()));

@@ -189,6 +189,10 @@ class RunTest(unittest.TestCase):
                 child = int(f.read())
         self.assertEqual((entry["status"], entry["reason"]), ("failed", "stopped after 1 s"))
         self.assertLess(took, 30)
+        # The kill is delivered asynchronously: give the child a moment to die.
+        deadline = time.monotonic() + 5
+        while running(child) and time.monotonic() < deadline:
+            time.sleep(0.05)
         self.assertFalse(running(child), "the run's child outlived it")
 
     def test_unknown_runtime_names_are_refused(self):

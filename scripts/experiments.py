@@ -283,22 +283,29 @@ class ClaimContext:
     def not_(verdict):
         return None if verdict is None else not verdict
 
+    # The functions a rule may call, and what an undecided rule is called.
+    RULE_FUNCTIONS = ("faster", "faster_total", "ratio_between", "share_below", "bytes_ratio",
+                      "unexplained_below", "all_of", "not_")
+    UNDECIDED = "inconclusive (CI95s overlap)"
+
     def evaluate(self, rule):
-        names = {n: getattr(self, n) for n in
-                 ("faster", "faster_total", "ratio_between", "share_below", "bytes_ratio",
-                  "unexplained_below", "all_of", "not_")}
+        names = {n: getattr(self, n) for n in self.RULE_FUNCTIONS}
         names["rtt"] = rtt
         self.used = []
         try:
             verdict = eval(rule, {"__builtins__": {}}, names)  # rules are repo data
         except Unmeasurable as e:
             return "not measurable here", str(e)
-        text = {True: "holds", False: "does not hold", None: "inconclusive (CI95s overlap)"}
+        text = {True: "holds", False: "does not hold", None: self.UNDECIDED}
         return text[verdict], "; ".join(self.used)
 
 
 class LoadClaimContext(ClaimContext):
     """Rules over wsbench-load runs (E7, E8)."""
+
+    RULE_FUNCTIONS = ("e7_ratio", "e7_rest_faster_in_most", "e8_more", "e8_serves_more",
+                      "all_of", "not_")
+    UNDECIDED = "inconclusive"
 
     def e7_ratio(self, shape, lo, hi, column_rest="REST", column_soap="SOAP"):
         """REST's mean latency over SOAP's in one cell, within [lo, hi] over
@@ -372,17 +379,6 @@ class LoadClaimContext(ClaimContext):
             return None
         return a["max_users"] > b["max_users"]
 
-    def evaluate(self, rule):
-        names = {n: getattr(self, n) for n in
-                 ("e7_ratio", "e7_rest_faster_in_most", "e8_more", "e8_serves_more", "all_of",
-                  "not_")}
-        self.used = []
-        try:
-            verdict = eval(rule, {"__builtins__": {}}, names)  # rules are repo data
-        except Unmeasurable as e:
-            return "not measurable here", str(e)
-        text = {True: "holds", False: "does not hold", None: "inconclusive"}
-        return text[verdict], "; ".join(self.used)
 
 
 def read_csv(path):

@@ -53,6 +53,21 @@ TEST_F(JsonCodecTest, NumbersBeyondTheDoubleRangeAreRefusedNotMisread) {
   expect_rejected(R"({"ints":[1.7e308]})", "32-bit integer");
 }
 
+TEST_F(JsonCodecTest, LoneSurrogateEscapesAreRefusedSinceTheyAreNotUtf8) {
+  // Found by the decode-json fuzz target: RapidJSON 1.1 decoded "\udc00" to
+  // bytes that are not UTF-8, and the codec's own output was then refused.
+  for (const char* text : {R"(a\udc00b)", R"(\uDFFF)", R"(\ud800\udc00\udc00)"})
+    expect_rejected(std::string(R"({"strings":[")") + text + "\"]}", "surrogate");
+  expect_rejected(R"({"strings":["\ud800x"]})", "surrogate");
+  // A pair is one character, and the raw UTF-8 of U+FFFD (EF BF BD) passes.
+  Payload out;
+  codec_->decode(std::string(R"({"strings":["a\ud83d\ude00b","\uFFFD",")") + "\xEF\xBF\xBD\"]}",
+                 out);
+  EXPECT_EQ(out, (Payload{StringArray{{"a\xF0\x9F\x98\x80"
+                                       "b",
+                                       "\xEF\xBF\xBD", "\xEF\xBF\xBD"}}}));
+}
+
 TEST_F(JsonCodecTest, BuildingsAreAGeoJsonFeatureCollection) {
   const auto gml = std::get<BuildingCollection>(generate(parse_spec("gml/3")));
   rapidjson::Document d;

@@ -31,6 +31,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <limits>
 #include <memory>
 #include <optional>
@@ -397,7 +398,11 @@ class DepthLimitedHandler {
  public:
   DepthLimitedHandler(rapidjson::Document& doc, std::string_view json,
                       const rapidjson::MemoryStream& read)
-      : doc_(doc), json_(json), read_(read) {}
+      : doc_(doc),
+        json_(json),
+        read_(read),
+        // One vectorised pass is cheaper than a search in every string.
+        has_escapes_(!json.empty() && std::memchr(json.data(), '\\', json.size()) != nullptr) {}
   bool too_deep() const { return too_deep_; }
 
   bool Null() { return doc_.Null(); }
@@ -417,8 +422,13 @@ class DepthLimitedHandler {
   bool RawNumber(const char* s, rapidjson::SizeType n, bool copy) {
     return doc_.RawNumber(s, n, copy);
   }
-  bool String(const char* s, rapidjson::SizeType n, bool copy) { return doc_.String(s, n, copy); }
-  bool Key(const char* s, rapidjson::SizeType n, bool copy) { return doc_.Key(s, n, copy); }
+  bool String(const char* s, rapidjson::SizeType n, bool copy) {
+    return !lone_surrogate(s, n) && doc_.String(s, n, copy);
+  }
+  bool Key(const char* s, rapidjson::SizeType n, bool copy) {
+    return !lone_surrogate(s, n) && doc_.Key(s, n, copy);
+  }
+  bool lone_surrogate() const { return lone_surrogate_; }
   bool StartObject() { return enter() && doc_.StartObject(); }
   bool EndObject(rapidjson::SizeType members) {
     --depth_;
@@ -431,6 +441,19 @@ class DepthLimitedHandler {
   }
 
  private:
+  // RapidJSON 1.1 pairs a high surrogate escape with the low one it needs,
+  // but writes a lone low one (\uDC00-\uDFFF) as the three bytes ED B0-BF xx,
+  // which are not UTF-8. The document was checked before parsing, so those
+  // bytes in a decoded string can only come from such an escape.
+  bool lone_surrogate(const char* s, std::size_t n) {
+    if (!has_escapes_) return false;
+    const char* end = s + n;
+    for (const char* p = s; (p = static_cast<const char*>(std::memchr(p, '\xED', end - p))); ++p) {
+      if (p + 1 < end && static_cast<unsigned char>(p[1]) >= 0xA0) return lone_surrogate_ = true;
+    }
+    return false;
+  }
+
   bool enter() {
     too_deep_ = ++depth_ > kMaxNestingDepth;
     return !too_deep_;
@@ -442,6 +465,8 @@ class DepthLimitedHandler {
   std::size_t depth_ = 0;
   bool too_deep_ = false;
   bool beyond_double_range_ = false;
+  bool has_escapes_;
+  bool lone_surrogate_ = false;
 };
 
 // Full precision: RapidJSON's default double parsing may be off by an ulp,
@@ -489,12 +514,14 @@ class JsonCodec final : public Codec, public CodecStages {
     rapidjson::ParseResult result;
     bool too_deep = false;
     bool beyond_double_range = false;
+    bool lone_surrogate = false;
     auto parse = [&](rapidjson::Document& doc) {
       DepthLimitedHandler handler(doc, wire, bytes);
       rapidjson::Reader reader;
       result = reader.Parse<kParseFlags>(in, handler);
       too_deep = handler.too_deep();
       beyond_double_range = handler.beyond_double_range();
+      lone_surrogate = handler.lone_surrogate();
       return !result.IsError();
     };
     doc_->Populate(parse);
@@ -503,6 +530,9 @@ class JsonCodec final : public Codec, public CodecStages {
            " at offset " + std::to_string(result.Offset()));
     if (beyond_double_range)
       fail("a number beyond the double range at offset " + std::to_string(result.Offset()));
+    if (lone_surrogate)
+      fail("a lone UTF-16 surrogate escape in a string ending before offset " +
+           std::to_string(result.Offset()));
     if (result.IsError())
       fail(std::string(rapidjson::GetParseError_En(result.Code())) + " at offset " +
            std::to_string(result.Offset()));

@@ -643,9 +643,15 @@ std::vector<RttCase> rtt_cases(const RttOptions& options) {
           cases.push_back(RttCase{&stack, codec, op, spec, n, placement, options.dictionary_size});
         };
         add(Op::ping);
-        for (const auto& s : get_payloads) add(Op::get, s);
-        for (const auto& s : echo_payloads) add(Op::echo, s);
-        if (full) {
+        if (find_codec(codec).texts_only) {
+          // text/plain carries texts only: E1's REST text row.
+          add(Op::get, {Kind::text});
+          add(Op::echo, {Kind::text});
+        } else {
+          for (const auto& s : get_payloads) add(Op::get, s);
+          for (const auto& s : echo_payloads) add(Op::echo, s);
+        }
+        if (full && !find_codec(codec).texts_only) {
           add(Op::register_client);
           for (const auto& s : messages) {
             add(Op::send, s);

@@ -28,6 +28,11 @@ const std::vector<CodecEntry>& all_codecs() {
        rest::make_xml_dom_codec, nullptr, "xml"},
       {"protobuf", "REST body in proto3 via libprotobuf, binaries as bytes",
        rest::make_protobuf_codec, nullptr},
+      {.name = "text",
+       .description = "REST body as text/plain UTF-8, texts only (ping, primes, define): no markup",
+       .make = rest::make_text_codec,
+       .make_rpc = nullptr,
+       .texts_only = true},
   };
   return codecs;
 }

@@ -21,6 +21,14 @@ std::vector<std::string> codec_names() {
   return names;
 }
 
+// The codecs with a syntax to break (text/plain has none: tests/text_codec_test.cpp).
+std::vector<std::string> codecs_with_syntax() {
+  std::vector<std::string> names;
+  for (const auto& entry : all_codecs())
+    if (!entry.texts_only) names.push_back(entry.name);
+  return names;
+}
+
 std::string param_name(const std::string& codec, const std::string& suffix) {
   std::string name = codec + "_" + suffix;
   for (auto& c : name)
@@ -44,7 +52,10 @@ TEST_P(RoundTrip, DecodeOfEncodeIsIdentity) {
   const DoubleFidelity fidelity = codec_->double_fidelity();
   std::string wire;
   codec_->encode(payload_, wire);
-  ASSERT_FALSE(wire.empty());
+  // Only a bare text is empty on the wire when its payload is.
+  if (!find_codec(std::get<0>(GetParam())).texts_only) {
+    ASSERT_FALSE(wire.empty());
+  }
   EXPECT_FALSE(codec_->content_type().empty());
   Payload decoded;
   ASSERT_NO_THROW(codec_->decode(wire, decoded)) << wire.substr(0, 2000);
@@ -202,7 +213,7 @@ TEST_P(Malformed, CodecSurvivesBadInputAndDecodesNextGoodOne) {
   EXPECT_EQ(describe_difference(original, decoded, codec_->double_fidelity()), "");
 }
 
-INSTANTIATE_TEST_SUITE_P(AllCodecs, Malformed, ::testing::ValuesIn(codec_names()),
+INSTANTIATE_TEST_SUITE_P(AllCodecs, Malformed, ::testing::ValuesIn(codecs_with_syntax()),
                          [](const auto& p) { return param_name(p.param, "x"); });
 
 TEST(Fidelity, ToleranceAppliesOnlyToDoubles) {
@@ -220,9 +231,10 @@ TEST(Fidelity, ToleranceAppliesOnlyToDoubles) {
             "");
 }
 
-TEST(Registry, ListsTheEightCodecsAndRejectsUnknownNames) {
-  EXPECT_EQ(codec_names(), (std::vector<std::string>{"soap", "soap-mtom", "soap-swa", "xmlrpc",
-                                                     "json", "xml", "xml-dom", "protobuf"}));
+TEST(Registry, ListsTheNineCodecsAndRejectsUnknownNames) {
+  EXPECT_EQ(codec_names(),
+            (std::vector<std::string>{"soap", "soap-mtom", "soap-swa", "xmlrpc", "json", "xml",
+                                      "xml-dom", "protobuf", "text"}));
   EXPECT_THROW(find_codec("corba"), std::invalid_argument);
 }
 

@@ -138,7 +138,8 @@ TEST(JsonNesting, TheLimitIsExact) {
 
 std::vector<std::string> codec_names() {
   std::vector<std::string> out;
-  for (const auto& c : all_codecs()) out.push_back(c.name);
+  for (const auto& c : all_codecs())
+    if (!c.texts_only) out.push_back(c.name);  // text/plain does not nest
   return out;
 }
 
@@ -199,7 +200,8 @@ TEST_P(StackNesting, TooDeepBodyGetsTheProtocolsErrorAndServingGoesOn) {
   EXPECT_EQ(describe_difference(marker_payload(), echoed), "");
 }
 
-INSTANTIATE_TEST_SUITE_P(AllStacks, StackNesting, ::testing::ValuesIn(testing::every_stack_codec()),
+INSTANTIATE_TEST_SUITE_P(AllStacks, StackNesting,
+                         ::testing::ValuesIn(testing::stack_codecs_with_syntax()),
                          [](const auto& p) { return testing::test_name(p.param); });
 
 }  // namespace

@@ -49,9 +49,11 @@ TEST_P(StackConformance, GetReturnsEachCatalogueKind) {
   for (const char* label : {"text", "ints/0", "ints/200", "strings/200", "objects/200",
                             "message-a/100", "message-b/128KiB", "binary/1MiB", "gml/10"}) {
     const PayloadSpec spec = parse_spec(label);
+    const Payload expected = generate(spec);
+    if (!codec_->unsupported(expected).empty()) continue;  // text/plain: texts only
     Payload out;
     client_->get(spec, out);
-    EXPECT_EQ(difference(generate(spec), out), "") << label;
+    EXPECT_EQ(difference(expected, out), "") << label;
   }
 }
 
@@ -64,12 +66,14 @@ TEST_P(StackConformance, EchoReturnsWhatWasSent) {
     EXPECT_EQ(difference(payload, out), "") << name;
     ++carried;
   }
-  EXPECT_GE(carried, 10u) << "the conformance set reached the server";
+  const bool texts_only = find_codec(GetParam().codec).texts_only;
+  EXPECT_GE(carried, texts_only ? 2u : 10u) << "the conformance set reached the server";
 }
 
 TEST_P(StackConformance, MessagingLifecycle) {
   const auto a = std::get<Message>(generate(parse_spec("message-a/100")));
   const auto b = std::get<Message>(generate(parse_spec("message-b/128KiB")));
+  if (const auto why = codec_->unsupported(Payload{a}); !why.empty()) GTEST_SKIP() << why;
   const std::string queue = client_->register_client();
   ASSERT_FALSE(queue.empty());
   EXPECT_NE(client_->register_client(), queue);
@@ -124,6 +128,7 @@ TEST_P(StackConformance, ServerPhasePointsAreMarkedInCausalOrder) {
   for (const char* label : {"text", "message-b/128KiB"}) {
     SCOPED_TRACE(label);
     const Payload payload = generate(parse_spec(label));
+    if (!codec_->unsupported(payload).empty()) continue;
     Payload out;
     client_->echo(payload, out);
     Timeline t = client_->last_timeline();

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "common/codec.h"
 #include "common/service.h"
 #include "common/transport.h"
 
@@ -33,6 +34,15 @@ inline std::vector<StackCodec> every_stack_codec() {
   std::vector<StackCodec> out;
   for (const auto& stack : all_stacks())
     for (const auto& codec : stack.codecs) out.push_back({stack.name, codec});
+  return out;
+}
+
+// Those whose codec has a syntax to attack: all but text/plain, where any
+// UTF-8 is a valid body (CodecEntry::texts_only).
+inline std::vector<StackCodec> stack_codecs_with_syntax() {
+  std::vector<StackCodec> out;
+  for (const auto& combo : every_stack_codec())
+    if (!find_codec(combo.codec).texts_only) out.push_back(combo);
   return out;
 }
 

@@ -54,7 +54,7 @@ std::string snippet(const std::string& body) {
 
 bool is_rest_codec(std::string_view codec) {
   return codec == codec_name(Format::json) || codec == codec_name(Format::xml) ||
-         codec == codec_name(Format::protobuf);
+         codec == codec_name(Format::protobuf) || codec == codec_name(Format::text);
 }
 
 class BeastClient final : public Client {

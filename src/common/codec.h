@@ -150,6 +150,10 @@ struct CodecEntry {
   // only reads them another way (xml-dom: xml through a tree). It has
   // decode rows of its own but no encode rows, and no stack carries it.
   std::string decode_path_of = {};
+  // True for a codec that carries only Text payloads, as their bare bytes
+  // (text/plain): it has no syntax, so any UTF-8 is a valid body, and tests
+  // of malformed, nested or hostile documents do not apply to it.
+  bool texts_only = false;
 };
 
 // Every codec wsbench knows, in report order (src/codecs.cpp).

@@ -94,7 +94,7 @@ std::string_view codec_name(Format format) {
     case Format::protobuf:
       return "protobuf";
     case Format::text:
-      break;
+      return "text";
   }
   return {};
 }

@@ -19,8 +19,7 @@ enum class Format { json, xml, protobuf, text };
 // "text/plain; charset=utf-8".
 std::string_view media_type(Format format);
 
-// The codec carrying a format ("json", "xml", "protobuf"); empty for text,
-// which is the raw string and needs no codec.
+// The codec carrying a format ("json", "xml", "protobuf", "text").
 std::string_view codec_name(Format format);
 
 // The format of a request body from its Content-Type: the media type is

@@ -1,4 +1,5 @@
-// REST body codecs: JSON (RapidJSON), XML (libxml2), Protocol Buffers.
+// REST body codecs: JSON (RapidJSON), XML (libxml2), Protocol Buffers, and
+// text/plain for texts.
 #pragma once
 
 #include <memory>
@@ -12,5 +13,7 @@ std::unique_ptr<Codec> make_xml_codec();
 // The same XML, decoded through a libxml2 document tree (read, then walk).
 std::unique_ptr<Codec> make_xml_dom_codec();
 std::unique_ptr<Codec> make_protobuf_codec();
+// text/plain: a Text as its UTF-8 bytes; other payloads are unsupported.
+std::unique_ptr<Codec> make_text_codec();
 
 }  // namespace wsb::rest

@@ -11,7 +11,6 @@
 #include <stdexcept>
 
 #include "common/clock.h"
-#include "common/input_checks.h"
 #include "common/phases.h"
 #include "common/service.h"
 
@@ -285,18 +284,13 @@ Format RestHandler::read_payload(const RestRequest& req, bool text_allowed) {
     throw HttpError{kUnsupportedMediaType,
                     "cannot read a body of type " + quote(req.content_type) +
                         "; send application/json, application/xml or application/x-protobuf"};
-  if (*format == Format::text) {
-    // Echo would return the bytes as they came, rewritten by no parser.
-    if (!valid_utf8(req.body))
-      throw HttpError{kBadRequest, "a text/plain body must be UTF-8 (charset=utf-8)"};
-    payload_ = Text{std::string(req.body)};
-  } else {
-    codec_for(*format).decode(req.body, payload_);
-  }
+  // The text codec refuses a body that is not UTF-8, which echo would
+  // otherwise return as it came, rewritten by no parser.
+  codec_for(*format).decode(req.body, payload_);
   return *format;
 }
 
-// The codec for the reply, or nullptr for raw text/plain.
+// The codec for the reply.
 Codec* RestHandler::response_codec(const RestRequest& req, bool text_allowed, Format preferred) {
   if (named_ != nullptr) return named_;
   const auto format = negotiate(req.accept, text_allowed, preferred);
@@ -306,18 +300,12 @@ Codec* RestHandler::response_codec(const RestRequest& req, bool text_allowed, Fo
                         "; this resource is available as application/json, application/xml, "
                         "application/x-protobuf" +
                         (text_allowed ? ", text/plain" : "")};
-  return *format == Format::text ? nullptr : &codec_for(*format);
+  return &codec_for(*format);
 }
 
 void RestHandler::write_payload(Codec* codec, const Payload& payload, RestResponse& res) {
-  if (codec == nullptr) {
-    // negotiate() offers text only for Text payloads.
-    res.body = std::get<Text>(payload).value;
-    res.content_type = media_type(Format::text);
-  } else {
-    codec->encode(payload, res.body);
-    res.content_type = codec->content_type();
-  }
+  codec->encode(payload, res.body);
+  res.content_type = codec->content_type();
   marshalled(res);
 }
 

@@ -200,12 +200,25 @@ struct RelayedFloor {
 TEST(TcpFloor, MovesExactlyTheRequestedBytesAndNothingElse) {
   RelayedFloor f(1000, 5000);
   ASSERT_NE(f.relay, nullptr);
-  f.floor->warm_up();
+  const int warm = f.floor->warm_up();
+  EXPECT_GE(warm, 1);
+  EXPECT_LE(warm, TcpFloor::kWarmUp);
   for (int i = 0; i < 50; ++i) EXPECT_GT(f.floor->round_trip(), 0);
   // No framing of its own: the sizes are fixed for the floor's life.
-  const std::uint64_t exchanges = 50 + TcpFloor::kWarmUp;
+  const std::uint64_t exchanges = 50 + static_cast<std::uint64_t>(warm);
   EXPECT_EQ(f.relay->counts().to_server, exchanges * 1000);
   EXPECT_EQ(f.relay->counts().to_client, exchanges * 5000);
+}
+
+// Long exchanges (a shaped link, a large body) end the warm-up early: the
+// budget spent, one exchange is enough; with time to spare, all are made.
+TEST(TcpFloor, WarmUpStopsWhenItsBudgetIsSpent) {
+  RelayedFloor f(100, 100);
+  ASSERT_NE(f.relay, nullptr);
+  EXPECT_EQ(f.floor->warm_up(0), 1);
+  EXPECT_EQ(f.relay->counts().to_server, 100u);
+  EXPECT_EQ(f.floor->warm_up(std::int64_t{60} * 1'000'000'000), TcpFloor::kWarmUp);
+  EXPECT_EQ(f.relay->counts().to_server, 100u * (1 + TcpFloor::kWarmUp));
 }
 
 TEST(TcpFloor, SmallestExchangeIsOneByteEachWay) {

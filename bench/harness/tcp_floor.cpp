@@ -185,8 +185,11 @@ std::int64_t TcpFloor::round_trip() {
   return now_ns() - start;
 }
 
-void TcpFloor::warm_up() {
-  for (int i = 0; i < kWarmUp; ++i) round_trip();
+int TcpFloor::warm_up(std::int64_t budget_ns) {
+  std::int64_t spent = 0;
+  int made = 0;
+  for (; made < kWarmUp && (made == 0 || spent < budget_ns); ++made) spent += round_trip();
+  return made;
 }
 
 namespace {

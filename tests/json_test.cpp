@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 #include <rapidjson/document.h>
 
+#include <cmath>
+#include <limits>
 #include <string>
 
 #include "common/codec.h"
@@ -66,6 +68,37 @@ TEST_F(JsonCodecTest, LoneSurrogateEscapesAreRefusedSinceTheyAreNotUtf8) {
   EXPECT_EQ(out, (Payload{StringArray{{"a\xF0\x9F\x98\x80"
                                        "b",
                                        "\xEF\xBF\xBD", "\xEF\xBF\xBD"}}}));
+}
+
+TEST_F(JsonCodecTest, NumbersBelowTheDoubleRangeAreReadSafelyAsRapidJsonWouldHave) {
+  // Found by the read-json fuzz target: RapidJSON 1.1's full-precision
+  // conversion read outside its table of powers of ten for the first (a
+  // crash of the server) and gave -2.1e301 for the second.
+  const auto value_of = [&](const std::string& number) {
+    Payload out;
+    codec_->decode(R"({"objects":[{"id":1,"name":"a","value":)" + number + R"(,"active":true}]})",
+                   out);
+    return std::get<ObjectArray>(out).values.at(0).value;
+  };
+  EXPECT_EQ(value_of("0.1234567890123e-337"), 0.0);
+  EXPECT_EQ(value_of("0." + std::string(30, '0') + "1e-300"), 0.0);
+  EXPECT_EQ(value_of("0." + std::string(650, '0') + "1"), 0.0);
+  EXPECT_TRUE(std::signbit(value_of("-1e-400")));
+  // Values in range are exact on either path: with a negative exponent in
+  // the document (std::from_chars) and without (RapidJSON).
+  EXPECT_EQ(value_of("4.9e-324"), std::numeric_limits<double>::denorm_min());
+  EXPECT_EQ(value_of("2.2250738585072014e-308"), std::numeric_limits<double>::min());
+  EXPECT_EQ(value_of("1.5e-5"), 1.5e-5);
+  EXPECT_EQ(value_of("0.30000000000000004"), 0.1 + 0.2);
+  EXPECT_EQ(value_of("1.7976931348623157e308"), std::numeric_limits<double>::max());
+  expect_rejected(R"({"objects":[{"id":1,"name":"e-","value":1e999,"active":true}]})", "double");
+  // Integers keep their types on the from_chars path too ("e-" in a name
+  // takes the document there).
+  Payload out;
+  codec_->decode(R"({"objects":[{"id":-2147483648,"name":"e-","value":7,"active":true}]})", out);
+  EXPECT_EQ(out, (Payload{ObjectArray{{Object{INT32_MIN, "e-", 7.0, true}}}}));
+  expect_rejected(R"({"objects":[{"id":2147483648,"name":"e-","value":7,"active":true}]})",
+                  "32-bit integer");
 }
 
 TEST_F(JsonCodecTest, BuildingsAreAGeoJsonFeatureCollection) {

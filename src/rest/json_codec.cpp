@@ -29,6 +29,7 @@
 #include <rapidjson/writer.h>
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -391,6 +392,33 @@ std::optional<std::size_t> first_number_beyond_double_range(std::string_view jso
 }
 #endif
 
+// RapidJSON 1.1's full-precision conversion of a number below about
+// 1e-300 reads outside its table of powers of ten or returns a wrong value:
+// "0.1234567890123e-337" crashed the server, "0.<31 zeros>1e-300" read as
+// -2.1e301 (found by the read-json fuzz target). Such a number has a
+// negative exponent or a fraction that starts with many zeros. A document
+// with neither (two vectorised searches, for '-' and '.') is converted by
+// RapidJSON; one with either by std::from_chars, parsing with
+// kParseNumbersAsStringsFlag.
+bool may_hold_tiny_number(std::string_view json) {
+  const char* const begin = json.data();
+  const char* const end = begin + json.size();
+  for (const char* p = begin; p < end; ++p) {
+    p = static_cast<const char*>(std::memchr(p, '-', static_cast<std::size_t>(end - p)));
+    if (p == nullptr) break;
+    if (p > begin && (p[-1] == 'e' || p[-1] == 'E')) return true;
+  }
+  constexpr std::ptrdiff_t kLeadingZeros = 20;
+  for (const char* p = begin; p < end; ++p) {
+    p = static_cast<const char*>(std::memchr(p, '.', static_cast<std::size_t>(end - p)));
+    if (p == nullptr) break;
+    const char* zeros = p + 1;
+    while (zeros < end && *zeros == '0' && zeros - p <= kLeadingZeros) ++zeros;
+    if (zeros - p > kLeadingZeros) return true;
+  }
+  return false;
+}
+
 // The parse's SAX events into a Document, refusing nesting beyond
 // kMaxNestingDepth: RapidJSON's parser recurses once per level, so a hostile
 // depth must stop it before it overflows the stack.
@@ -419,8 +447,32 @@ class DepthLimitedHandler {
     return doc_.Double(d);
   }
   bool beyond_double_range() const { return beyond_double_range_; }
-  bool RawNumber(const char* s, rapidjson::SizeType n, bool copy) {
-    return doc_.RawNumber(s, n, copy);
+  // With kParseNumbersAsStringsFlag only (may_hold_tiny_number): the
+  // values RapidJSON's own conversion would give, converted exactly.
+  bool RawNumber(const char* s, rapidjson::SizeType n, bool) {
+    const char* end = s + n;
+    if (std::find_if(s, end, [](char c) { return c == '.' || c == 'e' || c == 'E'; }) == end) {
+      if (*s == '-') {
+        std::int64_t v = 0;
+        if (const auto [at, ec] = std::from_chars(s, end, v); ec == std::errc{} && at == end)
+          return doc_.Int64(v);
+      } else {
+        std::uint64_t v = 0;
+        if (const auto [at, ec] = std::from_chars(s, end, v); ec == std::errc{} && at == end)
+          return doc_.Uint64(v);
+      }
+    }
+    double d = 0;
+    const auto [at, ec] = std::from_chars(s, end, d);
+    std::size_t from = 0;
+    if (ec == std::errc::result_out_of_range && at == end &&
+        !number_beyond_double_range(std::string_view(s, n), from))
+      return doc_.Double(*s == '-' ? -0.0 : 0.0);  // below the range: zero, as RapidJSON gives
+    if (ec != std::errc{} || at != end) {
+      beyond_double_range_ = true;
+      return false;
+    }
+    return doc_.Double(d);
   }
   bool String(const char* s, rapidjson::SizeType n, bool copy) {
     return !lone_surrogate(s, n) && doc_.String(s, n, copy);
@@ -508,6 +560,7 @@ class JsonCodec final : public Codec, public CodecStages {
     if (const auto at = first_number_beyond_double_range(wire))
       fail("a number beyond the double range at offset " + std::to_string(*at));
 #endif
+    const bool tiny = may_hold_tiny_number(wire);
     // What Document::Parse does, with the depth limit between reader and DOM.
     rapidjson::MemoryStream bytes(wire.data(), wire.size());
     rapidjson::EncodedInputStream<rapidjson::UTF8<>, rapidjson::MemoryStream> in(bytes);
@@ -518,7 +571,8 @@ class JsonCodec final : public Codec, public CodecStages {
     auto parse = [&](rapidjson::Document& doc) {
       DepthLimitedHandler handler(doc, wire, bytes);
       rapidjson::Reader reader;
-      result = reader.Parse<kParseFlags>(in, handler);
+      result = tiny ? reader.Parse<kParseFlags | rapidjson::kParseNumbersAsStringsFlag>(in, handler)
+                    : reader.Parse<kParseFlags>(in, handler);
       too_deep = handler.too_deep();
       beyond_double_range = handler.beyond_double_range();
       lone_surrogate = handler.lone_surrogate();

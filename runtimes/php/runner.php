@@ -227,7 +227,11 @@ function wsb_run(array $command, int $seconds): array
         $read = array_values($open);
         $write = $except = null;
         if (stream_select($read, $write, $except, (int) ceil($left)) === false) {
-            break;
+            // E.g. a descriptor numbered past FD_SETSIZE (1024): the child's
+            // output would be lost, so its row fails with the reason.
+            proc_terminate($process, SIGKILL);
+            proc_close($process);
+            throw new RuntimeException('cannot watch the cold call\'s output (stream_select failed)');
         }
         foreach ($read as $stream) {
             $fd = array_search($stream, $open, true);

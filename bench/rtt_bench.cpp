@@ -687,14 +687,13 @@ std::vector<RttCase> rtt_cases(const RttOptions& options) {
 }
 
 // Every round trip gets at least kMinSamples samples, or as many as
-// kMaxSamplingNs of calls allow if fewer: enough for a p99. Google
+// RttOptions::sampling_seconds of calls allow if fewer: enough for a p99. Google
 // Benchmark stops at min_time (a 5 ms call gets 20 samples in 0.1 s) and
 // takes a fixed count only at registration. So each case the filter
 // selects gets a short untimed pilot here, and a fixed ->Iterations() of
 // that many samples unless min_time clearly gives more. A fixed case's
 // name carries "/iterations:N", as any fixed count's does.
 constexpr std::int64_t kMinSamples = 200;
-constexpr double kMaxSamplingNs = 2e9;
 constexpr std::size_t kPilotCalls = 10;
 constexpr std::int64_t kPilotBudgetNs = 250'000'000;
 
@@ -753,7 +752,8 @@ std::optional<double> pilot_call_ns(const RttCase& c) {
 }
 
 // The fixed iteration count a case needs, or nullopt to leave it to min_time.
-std::optional<std::int64_t> planned_iterations(const RttCase& c, const NameFilter& filter) {
+std::optional<std::int64_t> planned_iterations(const RttCase& c, const NameFilter& filter,
+                                               double sampling_ns) {
   const std::string name = c.name();
   if (benchmark::FLAGS_benchmark_list_tests || !filter.selects(name + "/manual_time"))
     return std::nullopt;
@@ -764,8 +764,8 @@ std::optional<std::int64_t> planned_iterations(const RttCase& c, const NameFilte
     return std::nullopt;  // the case fails the same way and reports it
   }
   if (!call_ns || !(*call_ns > 0)) return std::nullopt;
-  const std::int64_t n = std::clamp(static_cast<std::int64_t>(kMaxSamplingNs / *call_ns),
-                                    std::int64_t{1}, kMinSamples);
+  const std::int64_t n =
+      std::clamp(static_cast<std::int64_t>(sampling_ns / *call_ns), std::int64_t{1}, kMinSamples);
   // min_time alone gives at least min_time / (mean call) samples; 1.5x is
   // the margin for the run's mean being above the pilot's median.
   const double min_time_samples = benchmark::FLAGS_benchmark_min_time * 1e9 / *call_ns;
@@ -815,7 +815,7 @@ Sweep register_rtt_benchmarks(const RttOptions& options) {
     b->UseManualTime()->Unit(benchmark::kMicrosecond);
     if (options.iterations > 0) {
       b->Iterations(options.iterations);
-    } else if (const auto n = planned_iterations(c, filter)) {
+    } else if (const auto n = planned_iterations(c, filter, options.sampling_seconds * 1e9)) {
       b->Iterations(*n);
     }
   }

@@ -31,6 +31,10 @@ struct RttOptions {
   const NetworkLink* link = nullptr;
   // > 0: fixed iteration count (for instruction counting).
   std::int64_t iterations = 0;
+  // How long a case's timed calls may take per repetition when fewer than
+  // kMinSamples fit (--sampling-seconds): over a shaped link a 16 MiB body
+  // takes over a second, and the floor beside it as long again.
+  double sampling_seconds = 2.0;
   // E8's definitions: size_multiple x 128 bytes (define and put rows).
   unsigned dictionary_size = 1;
 };

@@ -279,9 +279,12 @@ public final class Driver implements Callable<Integer> {
         throw new IOException("the cold call took more than 120 s");
       }
       if (child.exitValue() != 0) {
-        final List<String> lines = Files.readAllLines(errors.toPath());
-        throw new IOException(lines.isEmpty() ? "the cold call exited with " + child.exitValue()
-                                              : lines.get(lines.size() - 1));
+        // The last line that is not a stack frame: a stack trace's
+        // innermost "Caused by:", or the message.
+        String reason = "the cold call exited with " + child.exitValue();
+        for (String line : Files.readAllLines(errors.toPath()))
+          if (!line.isBlank() && !Character.isWhitespace(line.charAt(0))) reason = line;
+        throw new IOException(reason);
       }
       final String[] fields = output.strip().split("\\s+");
       final long[] times = new long[fields.length];

@@ -660,8 +660,9 @@ std::vector<RttCase> rtt_cases(const RttOptions& options) {
         auto add = [&](Op op, PayloadSpec spec = {}, std::uint32_t n = 0) {
           cases.push_back(RttCase{&stack, codec, op, spec, n, placement, options.dictionary_size});
         };
+        const bool texts_only = find_codec(codec).texts_only;
         add(Op::ping);
-        if (find_codec(codec).texts_only) {
+        if (texts_only) {
           // text/plain carries texts only: E1's REST text row.
           add(Op::get, {Kind::text});
           add(Op::echo, {Kind::text});
@@ -669,7 +670,7 @@ std::vector<RttCase> rtt_cases(const RttOptions& options) {
           for (const auto& s : get_payloads) add(Op::get, s);
           for (const auto& s : echo_payloads) add(Op::echo, s);
         }
-        if (full && !find_codec(codec).texts_only) {
+        if (full && !texts_only) {
           add(Op::register_client);
           for (const auto& s : messages) {
             add(Op::send, s);

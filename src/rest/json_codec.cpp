@@ -431,7 +431,8 @@ class DepthLimitedHandler {
         read_(read),
         // One vectorised pass is cheaper than a search in every string.
         has_escapes_(!json.empty() && std::memchr(json.data(), '\\', json.size()) != nullptr) {}
-  bool too_deep() const { return too_deep_; }
+  // Why the handler stopped the parse, or empty.
+  std::string_view refusal() const { return refusal_; }
 
   bool Null() { return doc_.Null(); }
   bool Bool(bool b) { return doc_.Bool(b); }
@@ -440,13 +441,9 @@ class DepthLimitedHandler {
   bool Int64(std::int64_t i) { return doc_.Int64(i); }
   bool Uint64(std::uint64_t i) { return doc_.Uint64(i); }
   bool Double(double d) {
-    if (number_before_beyond_double_range(json_, read_.Tell())) {
-      beyond_double_range_ = true;
-      return false;
-    }
+    if (number_before_beyond_double_range(json_, read_.Tell())) return refuse(kBeyondRange);
     return doc_.Double(d);
   }
-  bool beyond_double_range() const { return beyond_double_range_; }
   // With kParseNumbersAsStringsFlag only (may_hold_tiny_number): the
   // values RapidJSON's own conversion would give, converted exactly.
   bool RawNumber(const char* s, rapidjson::SizeType n, bool) {
@@ -468,10 +465,7 @@ class DepthLimitedHandler {
     if (ec == std::errc::result_out_of_range && at == end &&
         !number_beyond_double_range(std::string_view(s, n), from))
       return doc_.Double(*s == '-' ? -0.0 : 0.0);  // below the range: zero, as RapidJSON gives
-    if (ec != std::errc{} || at != end) {
-      beyond_double_range_ = true;
-      return false;
-    }
+    if (ec != std::errc{} || at != end) return refuse(kBeyondRange);
     return doc_.Double(d);
   }
   bool String(const char* s, rapidjson::SizeType n, bool copy) {
@@ -480,7 +474,6 @@ class DepthLimitedHandler {
   bool Key(const char* s, rapidjson::SizeType n, bool copy) {
     return !lone_surrogate(s, n) && doc_.Key(s, n, copy);
   }
-  bool lone_surrogate() const { return lone_surrogate_; }
   bool StartObject() { return enter() && doc_.StartObject(); }
   bool EndObject(rapidjson::SizeType members) {
     --depth_;
@@ -501,24 +494,29 @@ class DepthLimitedHandler {
     if (!has_escapes_) return false;
     const char* end = s + n;
     for (const char* p = s; (p = static_cast<const char*>(std::memchr(p, '\xED', end - p))); ++p) {
-      if (p + 1 < end && static_cast<unsigned char>(p[1]) >= 0xA0) return lone_surrogate_ = true;
+      if (p + 1 < end && static_cast<unsigned char>(p[1]) >= 0xA0)
+        return !refuse("a lone UTF-16 surrogate escape in a string ending");
     }
     return false;
   }
 
+  static constexpr std::string_view kBeyondRange = "a number beyond the double range";
+  bool refuse(std::string_view why) {
+    refusal_ = why;
+    return false;
+  }
   bool enter() {
-    too_deep_ = ++depth_ > kMaxNestingDepth;
-    return !too_deep_;
+    static const std::string too_deep =
+        "arrays and objects nested deeper than " + std::to_string(kMaxNestingDepth);
+    return ++depth_ <= kMaxNestingDepth || refuse(too_deep);
   }
 
   rapidjson::Document& doc_;
   std::string_view json_;
   const rapidjson::MemoryStream& read_;
   std::size_t depth_ = 0;
-  bool too_deep_ = false;
-  bool beyond_double_range_ = false;
   bool has_escapes_;
-  bool lone_surrogate_ = false;
+  std::string_view refusal_;
 };
 
 // Full precision: RapidJSON's default double parsing may be off by an ulp,
@@ -565,28 +563,17 @@ class JsonCodec final : public Codec, public CodecStages {
     rapidjson::MemoryStream bytes(wire.data(), wire.size());
     rapidjson::EncodedInputStream<rapidjson::UTF8<>, rapidjson::MemoryStream> in(bytes);
     rapidjson::ParseResult result;
-    bool too_deep = false;
-    bool beyond_double_range = false;
-    bool lone_surrogate = false;
+    std::string refusal;
     auto parse = [&](rapidjson::Document& doc) {
       DepthLimitedHandler handler(doc, wire, bytes);
       rapidjson::Reader reader;
       result = tiny ? reader.Parse<kParseFlags | rapidjson::kParseNumbersAsStringsFlag>(in, handler)
                     : reader.Parse<kParseFlags>(in, handler);
-      too_deep = handler.too_deep();
-      beyond_double_range = handler.beyond_double_range();
-      lone_surrogate = handler.lone_surrogate();
+      refusal = handler.refusal();
       return !result.IsError();
     };
     doc_->Populate(parse);
-    if (too_deep)
-      fail("arrays and objects nested deeper than " + std::to_string(kMaxNestingDepth) +
-           " at offset " + std::to_string(result.Offset()));
-    if (beyond_double_range)
-      fail("a number beyond the double range at offset " + std::to_string(result.Offset()));
-    if (lone_surrogate)
-      fail("a lone UTF-16 surrogate escape in a string ending before offset " +
-           std::to_string(result.Offset()));
+    if (!refusal.empty()) fail(refusal + " at offset " + std::to_string(result.Offset()));
     if (result.IsError())
       fail(std::string(rapidjson::GetParseError_En(result.Code())) + " at offset " +
            std::to_string(result.Offset()));

@@ -3,10 +3,11 @@
 # load generator nobody here wrote) runs c=1000 against /ping for a few
 # seconds and must see no socket error, timeout or non-2xx reply. Server
 # and wrk on different vCPUs where there are two. Skips (77) without wrk.
-# usage: beast_wrk_test.sh WSBENCH_SERVER [SECONDS]
+# usage: beast_wrk_test.sh WSBENCH_SERVER [SECONDS] [TIMEOUT_SECONDS]
 set -euo pipefail
 server_bin=$1
 seconds=${2:-3}
+timeout=${3:-2}
 command -v wrk >/dev/null || { echo "SKIP: wrk is not installed (Debian package wrk)"; exit 77; }
 # 1000 connections on each side, plus the process's own descriptors.
 ulimit -n 4096 2>/dev/null || { echo "SKIP: cannot raise the descriptor limit to 4096"; exit 77; }
@@ -26,7 +27,7 @@ done
 beast=$(awk '$1 == "beast" { print $2 }' "$out")
 [ -n "$beast" ] || { echo "no beast endpoint: $(cat "$out")"; exit 1; }
 
-report=$("${pin_wrk[@]}" wrk -t1 -c1000 -d"${seconds}s" --timeout 2s "http://$beast/ping")
+report=$("${pin_wrk[@]}" wrk -t1 -c1000 -d"${seconds}s" --timeout "${timeout}s" "http://$beast/ping")
 echo "$report"
 requests=$(awk '/requests in/ { print $1 }' <<<"$report")
 [ "${requests:-0}" -gt 1000 ] || { echo "FAIL: only ${requests:-0} requests served"; exit 1; }

@@ -225,7 +225,12 @@ function wsb_main(): int
                     if (!preg_match($options['filter'], $case)) {
                         continue;
                     }
+                    $limit = $stack === 'php-server' ? wsb_php_server_limit($name, $label) : null;
                     for ($index = 0; $index < $repetitions; ++$index) {
+                        if ($limit !== null) {
+                            $rows[] = wsb_error_row($case, $index, $repetitions, $limit);
+                            continue;
+                        }
                         try {
                             $times = $phase === 'steady'
                                 ? wsb_steady($class, $address, $operation, $label, $payloads,
@@ -264,7 +269,7 @@ function wsb_main(): int
         echo $text;
     }
     foreach ($rows as $row) {
-        if (!empty($row['error_occurred'])) {
+        if (!empty($row['error_occurred']) && !str_starts_with($row['error_message'], 'unsupported:')) {
             return 1;
         }
     }

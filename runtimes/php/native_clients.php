@@ -4,7 +4,8 @@
 // and get of ints/N, bench's rows renamed to
 // rtt/php-server/native-<codec>/<operation>[/<payload>]/steady. bench
 // verifies each reply before timing; a case it could not run stays a row,
-// with bench's reason.
+// with bench's reason. gSOAP's and Beast's clients keep one connection,
+// which the PHP server closes after every reply: their rows say so, unrun.
 
 declare(strict_types=1);
 
@@ -12,7 +13,17 @@ declare(strict_types=1);
 function wsb_native_client_rows(string $bench, string $address, array $sizes, int $repetitions,
     int $calls): array
 {
-    $cases = ['gsoap' => 'soap', 'xmlrpc-c' => 'xmlrpc', 'beast' => 'json'];
+    // xmlrpc-c's curl transport reconnects after a close; the others do not.
+    $cases = ['xmlrpc-c' => 'xmlrpc'];
+    $rows = [];
+    foreach (['soap', 'json'] as $codec) {
+        foreach (array_merge(['ping'], array_map(fn ($n) => "get/ints/$n", $sizes)) as $op) {
+            $name = "rtt/php-server/native-$codec/$op/steady";
+            for ($index = 0; $index < $repetitions; ++$index) {
+                $rows[] = wsb_error_row($name, $index, $repetitions, WSB_PHP_SERVER_CLOSES);
+            }
+        }
+    }
     $routes = [];
     foreach ($cases as $stack => $codec) {
         $routes[] = "$stack/$codec";
@@ -36,7 +47,6 @@ function wsb_native_client_rows(string $bench, string $address, array $sizes, in
         $lines = explode("\n", trim($err));
         throw new RuntimeException("bench exited with $status and no JSON: " . end($lines));
     }
-    $rows = [];
     foreach ($report['benchmarks'] as $row) {
         if (($row['run_type'] ?? '') !== 'iteration') {
             continue;

@@ -7,6 +7,23 @@
 
 declare(strict_types=1);
 
+/** What the PHP server cannot serve as the native servers do (README, The PHP server). */
+const WSB_PHP_SERVER_CLOSES = 'unsupported: the PHP built-in server closes the connection '
+    . 'after every reply, and this native client keeps one connection';
+
+/**
+ * Why the PHP server cannot serve a PHP client's case equally, or null: such a
+ * case is a row with the reason, decided before it runs, never a failure.
+ */
+function wsb_php_server_limit(string $client, ?string $label): ?string
+{
+    if ($client === 'xmlrpc' && $label !== null && str_starts_with($label, 'objects/')) {
+        return 'unsupported: xmlrpc-epi (the PHP server) writes doubles with six decimals '
+            . '(%f), so the objects\' doubles do not come back';
+    }
+    return null;
+}
+
 final class WsbPhpServer
 {
     public string $address = '';

@@ -238,6 +238,16 @@ TEST_F(BeastStack, ClientReadsServerTimingWhenItAsks) {
                                              "client_parse"}));
 }
 
+// The client names REST bodies by codec; the other codecs travel in
+// X-Wsbench-Codec.
+TEST(HttpNegotiation, FormatOfCodecKnowsTheFourRestBodiesOnly) {
+  using rest::Format;
+  for (const Format f : {Format::json, Format::xml, Format::protobuf, Format::text})
+    EXPECT_EQ(rest::format_of_codec(rest::codec_name(f)), f) << rest::codec_name(f);
+  for (const char* other : {"soap", "soap-mtom", "xmlrpc", "xml-dom", "JSON", ""})
+    EXPECT_FALSE(rest::format_of_codec(other)) << other;
+}
+
 TEST_F(BeastStack, AcceptPicksTheResponseFormat) {
   RawConnection c(endpoint());
   const Payload ints = generate(parse_spec("ints/3"));

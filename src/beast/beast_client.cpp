@@ -22,8 +22,7 @@
 
 namespace wsb::beast_stack {
 
-using rest::codec_name;
-using rest::Format;
+using rest::format_of_codec;
 using rest::kCodecHeader;
 namespace {
 
@@ -52,11 +51,6 @@ std::string snippet(const std::string& body) {
   return body.size() > kSnippetLimit ? s + "..." : s;
 }
 
-bool is_rest_codec(std::string_view codec) {
-  return codec == codec_name(Format::json) || codec == codec_name(Format::xml) ||
-         codec == codec_name(Format::protobuf) || codec == codec_name(Format::text);
-}
-
 class BeastClient final : public Client {
  public:
   BeastClient(const Endpoint& server, const std::string& codec)
@@ -77,7 +71,7 @@ class BeastClient final : public Client {
       req->version(11);
       req->set(http::field::host, where_);
       req->set(http::field::user_agent, "wsbench-beast");
-      if (is_rest_codec(codec))
+      if (format_of_codec(codec))
         req->set(http::field::accept, codec_->content_type());
       else
         req->set(kCodecHeader, codec);

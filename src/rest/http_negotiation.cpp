@@ -99,6 +99,12 @@ std::string_view codec_name(Format format) {
   return {};
 }
 
+std::optional<Format> format_of_codec(std::string_view codec) {
+  for (const Format f : kOrder)
+    if (codec == codec_name(f)) return f;
+  return std::nullopt;
+}
+
 std::optional<Format> format_of_content_type(std::string_view content_type) {
   content_type = trim(content_type.substr(0, content_type.find(';')));
   if (content_type.empty()) return Format::json;

@@ -22,6 +22,9 @@ std::string_view media_type(Format format);
 // The codec carrying a format ("json", "xml", "protobuf", "text").
 std::string_view codec_name(Format format);
 
+// The format a codec carries, or nullopt for codecs that are not REST bodies.
+std::optional<Format> format_of_codec(std::string_view codec);
+
 // The format of a request body from its Content-Type: the media type is
 // compared case-insensitively and parameters (charset) are ignored. A
 // missing header (empty) means JSON; an unsupported type gives nullopt.

@@ -154,7 +154,7 @@ void RestHandler::respond(const RestRequest& req, RestResponse& res) {
 
   switch (route->route) {
     case Route::ping: {
-      Codec* out = response_codec(req, true, Format::json);
+      Codec& out = response_codec(req, true, Format::json);
       parsed();
       payload_ = Text{service_.ping()};
       serviced();
@@ -168,7 +168,7 @@ void RestHandler::respond(const RestRequest& req, RestResponse& res) {
       } catch (const std::invalid_argument&) {
         throw HttpError{kNotFound, "no payload " + quote(route->arg)};
       }
-      Codec* out = response_codec(req, spec.kind == Kind::text, Format::json);
+      Codec& out = response_codec(req, spec.kind == Kind::text, Format::json);
       parsed();
       const std::shared_ptr<const Payload> payload = service_.get(spec);
       serviced();
@@ -178,7 +178,7 @@ void RestHandler::respond(const RestRequest& req, RestResponse& res) {
     case Route::echo: {
       // The reply mirrors the request's format unless Accept says otherwise.
       const Format in = read_payload(req, true);
-      Codec* out = response_codec(req, std::holds_alternative<Text>(payload_), in);
+      Codec& out = response_codec(req, std::holds_alternative<Text>(payload_), in);
       parsed();
       const Payload& echoed = service_.echo(payload_);
       serviced();
@@ -203,7 +203,7 @@ void RestHandler::respond(const RestRequest& req, RestResponse& res) {
       const auto [ptr, ec] = std::from_chars(route->arg.data(), end, n);
       if (ec != std::errc{} || ptr != end)
         throw HttpError{kNotFound, "no prime count " + quote(route->arg)};
-      Codec* out = response_codec(req, true, Format::json);
+      Codec& out = response_codec(req, true, Format::json);
       parsed();
       payload_ = Text{service_.primes(n)};
       serviced();
@@ -231,7 +231,7 @@ void RestHandler::word(const RestRequest& req, std::string_view word_view, RestR
     marshalled(res);
     return;
   }
-  Codec* out = response_codec(req, true, Format::json);
+  Codec& out = response_codec(req, true, Format::json);
   parsed();
   payload_ = Text{service_.define(word_)};
   serviced();
@@ -253,7 +253,7 @@ void RestHandler::queue(const RestRequest& req, std::string_view id_view, RestRe
       break;
     }
     case Method::get: {
-      Codec* out = response_codec(req, false, Format::json);
+      Codec& out = response_codec(req, false, Format::json);
       parsed();
       payload_ = MessageList{service_.receive_messages(id)};
       serviced();
@@ -291,8 +291,8 @@ Format RestHandler::read_payload(const RestRequest& req, bool text_allowed) {
 }
 
 // The codec for the reply.
-Codec* RestHandler::response_codec(const RestRequest& req, bool text_allowed, Format preferred) {
-  if (named_ != nullptr) return named_;
+Codec& RestHandler::response_codec(const RestRequest& req, bool text_allowed, Format preferred) {
+  if (named_ != nullptr) return *named_;
   const auto format = negotiate(req.accept, text_allowed, preferred);
   if (!format)
     throw HttpError{kNotAcceptable,
@@ -300,12 +300,12 @@ Codec* RestHandler::response_codec(const RestRequest& req, bool text_allowed, Fo
                         "; this resource is available as application/json, application/xml, "
                         "application/x-protobuf" +
                         (text_allowed ? ", text/plain" : "")};
-  return &codec_for(*format);
+  return codec_for(*format);
 }
 
-void RestHandler::write_payload(Codec* codec, const Payload& payload, RestResponse& res) {
-  codec->encode(payload, res.body);
-  res.content_type = codec->content_type();
+void RestHandler::write_payload(Codec& codec, const Payload& payload, RestResponse& res) {
+  codec.encode(payload, res.body);
+  res.content_type = codec.content_type();
   marshalled(res);
 }
 

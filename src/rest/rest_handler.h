@@ -82,8 +82,8 @@ class RestHandler {
   void queue(const RestRequest& req, std::string_view id, RestResponse& res);
   void word(const RestRequest& req, std::string_view word, RestResponse& res);
   Format read_payload(const RestRequest& req, bool text_allowed);
-  Codec* response_codec(const RestRequest& req, bool text_allowed, Format preferred);
-  void write_payload(Codec* codec, const Payload& payload, RestResponse& res);
+  Codec& response_codec(const RestRequest& req, bool text_allowed, Format preferred);
+  void write_payload(Codec& codec, const Payload& payload, RestResponse& res);
   void parsed();
   void serviced();
   void marshalled(RestResponse& res);

@@ -350,15 +350,27 @@ class LoadClaimContext(ClaimContext):
             raise Unmeasurable(f"E8: {stack} at {size} has no {key} over the ramp")
         return statistics.median(values)
 
+    def _server_figure(self, stack, size, key):
+        run = self.results.e8(stack, size)
+        if run is None:
+            raise Unmeasurable(f"E8: no {stack} run at {size}")
+        value = (run.get("server") or {}).get(key)
+        if value is None:
+            raise Unmeasurable(f"E8: {stack} at {size} has no server {key}")
+        return value
+
     def e8_more(self, heavier, lighter, key):
-        """heavier's median over the ramp's steps (1-21 users) above
-        lighter's at every size run."""
+        """heavier's figure above lighter's at every size run: a step key's
+        median over the ramp's steps (1-21 users), or cpu_ms_per_request,
+        the server's CPU time per call over the whole run (the CPU cost once
+        a closed loop keeps every server at 100% of its vCPU)."""
         sizes = self.results.e8_sizes()
         if not sizes:
             raise Unmeasurable("E8: no runs")
+        figure = self._server_figure if key == "cpu_ms_per_request" else self._ramp_figure
         verdicts = []
         for size in sizes:
-            h, li = self._ramp_figure(heavier, size, key), self._ramp_figure(lighter, size, key)
+            h, li = figure(heavier, size, key), figure(lighter, size, key)
             self.used.append(f"{size} {key}: {heavier} {h:.3g}, {lighter} {li:.3g}")
             verdicts.append(h > li)
         return all(verdicts)

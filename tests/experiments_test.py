@@ -172,6 +172,11 @@ class ReportTest(unittest.TestCase):
         verdict, evidence = claim_verdict(e8, "E8-a")
         self.assertIn(verdict, ("holds", "does not hold"))
         self.assertIn("x20 rss_mb: gsoap/soap", evidence)
+        # CPU by the server's time per call: a closed loop saturates every server.
+        for r in runs:
+            if r["target"].startswith("gsoap/soap ") and r["size"] == "x1":
+                self.assertIn(f"x1 cpu_ms_per_request: gsoap/soap "
+                              f"{r['server']['cpu_ms_per_request']:.3g}", evidence)
         verdict, evidence = claim_verdict(e8, "E8-b")
         self.assertIn("beast/json", evidence)
 

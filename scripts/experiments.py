@@ -580,10 +580,17 @@ def paper_values_source(figures, experiment, case):
     return ", ".join(sorted(sources))
 
 
+def slug(payload):
+    return payload.replace("/", "-")
+
+
 def render_e4(results, figures, plot):
     out = []
     for payload in MESSAGES:
         rows = []
+        # The plot: each format's SEND, the message itself, paper beside ours.
+        send = {"paper request": [], "ours request": [], "paper response": [],
+                "ours response": []}
         for fmt, stack in E4_FORMATS.items():
             for op_label, op, with_payload in OPS:
                 name = rtt(stack, op, payload if with_payload else None)
@@ -599,33 +606,42 @@ def render_e4(results, figures, plot):
                                  "-" if ours is None else f"{ours:,.0f}",
                                  ratio_text(paper, ours),
                                  "" if ours is not None else results.reason(name)])
+                    if op == "send":
+                        send[f"paper {direction}"].append(paper)
+                        send[f"ours {direction}"].append(ours)
         out.append(f"**{payload}** (aihkisalo-paaso Table II; HTTP bytes, headers included)\n\n"
                    + table(["paper", "ours", "op", "direction", "paper bytes", "ours bytes",
                             "paper/ours", "note"], rows))
+        out.append(plot.bars(f"e4-{slug(payload)}.png", f"E4: send {payload}, HTTP bytes",
+                             "bytes", list(E4_FORMATS), list(send.items())))
     return out
 
 
 def render_e5(results, figures, plot):
     out = []
     for payload in MESSAGES:
-        rows = []
+        rows, series = [], []
         for fmt, stack in E4_FORMATS.items():
-            cells_by_op = []
+            cells_by_op, medians = [], []
             for op_label, op, with_payload in OPS:
                 s = results.stat(rtt(stack, op, payload if with_payload else None))
                 cells_by_op.append("-" if s is None else
                                    f"{s.median / 1e3:.4g} [{s.ci[0] / 1e3:.4g}-{s.ci[1] / 1e3:.4g}]"
                                    if s.ci else f"{s.median / 1e3:.4g}")
+                medians.append(s.median / 1e3 if s else None)
             rows.append([fmt, stack] + cells_by_op)
+            series.append((f"{fmt} ({stack})", medians))
         out.append(f"**{payload}**: round trip p50 in us, median over repetitions [CI95] "
                    "(the paper plots these, Figs. 3-4, without printed values)\n\n"
                    + table(["paper", "ours"] + [o[0] for o in OPS], rows))
+        out.append(plot.bars(f"e5-{slug(payload)}.png", f"E5: {payload} round trips (ours)",
+                             "us", [o[0] for o in OPS], series))
     return out
 
 
 def render_e6(results, figures, plot):
     phases = summarize.PHASES
-    rows = []
+    rows, sends = [], []
     for fmt, stack in E4_FORMATS.items():
         for op in ("send", "receive"):
             name = rtt(stack, op, MESSAGES[0])
@@ -640,8 +656,14 @@ def render_e6(results, figures, plot):
             rows.append([fmt, f"{op} {MESSAGES[0]}"] + cells
                         + ["-" if gap is None else f"{gap:.3g}",
                            "" if case and case.runs else results.reason(name)])
+            if op == "send":
+                sends.append([float(c) if c != "-" else None for c in cells])
+    # The plot: where each format's send of message-a spends its time.
+    series = [(p, [phase_times[i] for phase_times in sends]) for i, p in enumerate(phases)]
     return [table(["paper", "operation"] + [f"{p} us" for p in phases]
-                  + ["unexplained us", "note"], rows)]
+                  + ["unexplained us", "note"], rows),
+            plot.bars("e6.png", f"E6: phases of send {MESSAGES[0]}", "us", list(E4_FORMATS),
+                      series)]
 
 
 E7_SHAPES = ["10x4", "40x1", "20x2"]

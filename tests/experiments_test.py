@@ -67,6 +67,11 @@ class ReportTest(unittest.TestCase):
     def test_every_experiment_has_a_section(self):
         self.assertEqual(sorted(self.by), [f"E{i}" for i in range(1, 10)])
 
+    def test_every_experiment_has_a_plot_or_says_why_not(self):
+        # A PNG where matplotlib is importable, else the reason, in each section.
+        for key, section in self.by.items():
+            self.assertRegex(section, r"!\[.*\]\(e\d[^)]*\.png\)|_no plot: ", key)
+
     def test_paper_values_come_from_the_data_file(self):
         for row in self.figures:
             value = float(row["value"])

@@ -101,6 +101,30 @@ TEST_F(JsonCodecTest, NumbersBelowTheDoubleRangeAreReadSafelyAsRapidJsonWouldHav
                   "32-bit integer");
 }
 
+TEST_F(JsonCodecTest, ZerosWithExponentsAreZero) {
+  // RapidJSON 1.1's full-precision conversion took a zero whose exponent is
+  // beyond its fast path (below -22, above 37) to DiyFp::Normalize with a
+  // zero significand (__builtin_clzll(0), undefined): "0e-30" read as
+  // 9.6e-240 (found by decode-json), "0e40" as -2.4e229. The codec converts
+  // such documents by std::from_chars instead.
+  const auto value_of = [&](const std::string& number) {
+    Payload out;
+    codec_->decode(R"({"objects":[{"id":1,"name":"a","value":)" + number + R"(,"active":true}]})",
+                   out);
+    return std::get<ObjectArray>(out).values.at(0).value;
+  };
+  EXPECT_EQ(value_of("0e-30"), 0.0);
+  EXPECT_FALSE(std::signbit(value_of("0e-30")));
+  EXPECT_EQ(value_of("-0E-30"), 0.0);
+  EXPECT_TRUE(std::signbit(value_of("-0E-30")));
+  EXPECT_EQ(value_of("0e40"), 0.0);
+  EXPECT_EQ(value_of("0.0e300"), 0.0);
+  EXPECT_EQ(value_of("-0e+38"), 0.0);
+  EXPECT_TRUE(std::signbit(value_of("-0e+38")));
+  // Nonzero numbers beside a "0e" keep their exact values.
+  EXPECT_EQ(value_of("10e40"), 1e41);
+}
+
 TEST_F(JsonCodecTest, BuildingsAreAGeoJsonFeatureCollection) {
   const auto gml = std::get<BuildingCollection>(generate(parse_spec("gml/3")));
   rapidjson::Document d;

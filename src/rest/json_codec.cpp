@@ -392,15 +392,18 @@ std::optional<std::size_t> first_number_beyond_double_range(std::string_view jso
 }
 #endif
 
-// RapidJSON 1.1's full-precision conversion of a number below about
-// 1e-300 reads outside its table of powers of ten or returns a wrong value:
-// "0.1234567890123e-337" crashed the server, "0.<31 zeros>1e-300" read as
-// -2.1e301 (found by the read-json fuzz target). Such a number has a
-// negative exponent or a fraction that starts with many zeros. A document
-// with neither (two vectorised searches, for '-' and '.') is converted by
-// RapidJSON; one with either by std::from_chars, parsing with
-// kParseNumbersAsStringsFlag.
-bool may_hold_tiny_number(std::string_view json) {
+// RapidJSON 1.1's full-precision conversion gets two kinds of number wrong.
+// Below about 1e-300 it reads outside its table of powers of ten or gives a
+// wrong value ("0.1234567890123e-337" crashed the server, "0.<31 zeros>1e-300"
+// read as -2.1e301; found by the read-json fuzz target). A zero with an
+// exponent beyond its fast path reaches DiyFp::Normalize with a zero
+// significand, __builtin_clzll(0), undefined ("0e40" read as -2.4e229,
+// "0e-30" as 9.6e-240; found by decode-json). Such a number has a negative
+// exponent, a fraction that starts with many zeros, or a zero just before its
+// exponent. A document with none of them (vectorised searches for '-', '.'
+// and '0') is converted by RapidJSON; one with any by std::from_chars,
+// parsing with kParseNumbersAsStringsFlag.
+bool may_hold_misconverted_number(std::string_view json) {
   const char* const begin = json.data();
   const char* const end = begin + json.size();
   for (const char* p = begin; p < end; ++p) {
@@ -415,6 +418,12 @@ bool may_hold_tiny_number(std::string_view json) {
     const char* zeros = p + 1;
     while (zeros < end && *zeros == '0' && zeros - p <= kLeadingZeros) ++zeros;
     if (zeros - p > kLeadingZeros) return true;
+  }
+  // A '0' with a byte after it.
+  for (const char* p = begin; p + 1 < end; ++p) {
+    p = static_cast<const char*>(std::memchr(p, '0', static_cast<std::size_t>(end - 1 - p)));
+    if (p == nullptr) break;
+    if (p[1] == 'e' || p[1] == 'E') return true;
   }
   return false;
 }
@@ -444,7 +453,7 @@ class DepthLimitedHandler {
     if (number_before_beyond_double_range(json_, read_.Tell())) return refuse(kBeyondRange);
     return doc_.Double(d);
   }
-  // With kParseNumbersAsStringsFlag only (may_hold_tiny_number): the
+  // With kParseNumbersAsStringsFlag only (may_hold_misconverted_number): the
   // values RapidJSON's own conversion would give, converted exactly.
   bool RawNumber(const char* s, rapidjson::SizeType n, bool) {
     const char* end = s + n;
@@ -558,7 +567,7 @@ class JsonCodec final : public Codec, public CodecStages {
     if (const auto at = first_number_beyond_double_range(wire))
       fail("a number beyond the double range at offset " + std::to_string(*at));
 #endif
-    const bool tiny = may_hold_tiny_number(wire);
+    const bool exact = may_hold_misconverted_number(wire);
     // What Document::Parse does, with the depth limit between reader and DOM.
     rapidjson::MemoryStream bytes(wire.data(), wire.size());
     rapidjson::EncodedInputStream<rapidjson::UTF8<>, rapidjson::MemoryStream> in(bytes);
@@ -567,8 +576,9 @@ class JsonCodec final : public Codec, public CodecStages {
     auto parse = [&](rapidjson::Document& doc) {
       DepthLimitedHandler handler(doc, wire, bytes);
       rapidjson::Reader reader;
-      result = tiny ? reader.Parse<kParseFlags | rapidjson::kParseNumbersAsStringsFlag>(in, handler)
-                    : reader.Parse<kParseFlags>(in, handler);
+      result = exact
+                   ? reader.Parse<kParseFlags | rapidjson::kParseNumbersAsStringsFlag>(in, handler)
+                   : reader.Parse<kParseFlags>(in, handler);
       refusal = handler.refusal();
       return !result.IsError();
     };

@@ -29,6 +29,13 @@ class JsonCodecTest : public ::testing::Test {
           << "'" << e.what() << "' lacks '" << fragment << "'";
     }
   }
+  // The double an object's value decodes to, written as `number`.
+  double value_of(const std::string& number) {
+    Payload out;
+    codec_->decode(R"({"objects":[{"id":1,"name":"a","value":)" + number + R"(,"active":true}]})",
+                   out);
+    return std::get<ObjectArray>(out).values.at(0).value;
+  }
   static std::string feature(const std::string& type, const std::string& coordinates) {
     return R"({"buildings":{"type":"FeatureCollection","features":[{"type":"Feature","id":"b",)"
            R"("properties":{"name":"n","height":1.5,"floors":2},"geometry":{"type":")" +
@@ -73,27 +80,22 @@ TEST_F(JsonCodecTest, LoneSurrogateEscapesAreRefusedSinceTheyAreNotUtf8) {
 TEST_F(JsonCodecTest, NumbersBelowTheDoubleRangeAreReadSafelyAsRapidJsonWouldHave) {
   // Found by the read-json fuzz target: RapidJSON 1.1's full-precision
   // conversion read outside its table of powers of ten for the first (a
-  // crash of the server) and gave -2.1e301 for the second.
-  const auto value_of = [&](const std::string& number) {
-    Payload out;
-    codec_->decode(R"({"objects":[{"id":1,"name":"a","value":)" + number + R"(,"active":true}]})",
-                   out);
-    return std::get<ObjectArray>(out).values.at(0).value;
-  };
+  // crash of the server) and gave -2.1e301 for the second. Every double is
+  // now converted from its text by std::from_chars.
   EXPECT_EQ(value_of("0.1234567890123e-337"), 0.0);
   EXPECT_EQ(value_of("0." + std::string(30, '0') + "1e-300"), 0.0);
   EXPECT_EQ(value_of("0." + std::string(650, '0') + "1"), 0.0);
   EXPECT_TRUE(std::signbit(value_of("-1e-400")));
-  // Values in range are exact on either path: with a negative exponent in
-  // the document (std::from_chars) and without (RapidJSON).
+  // Values in range are exact, down to the subnormals.
   EXPECT_EQ(value_of("4.9e-324"), std::numeric_limits<double>::denorm_min());
+  EXPECT_EQ(value_of("3e-324"), std::numeric_limits<double>::denorm_min());
+  EXPECT_EQ(value_of("2e-324"), 0.0);
   EXPECT_EQ(value_of("2.2250738585072014e-308"), std::numeric_limits<double>::min());
   EXPECT_EQ(value_of("1.5e-5"), 1.5e-5);
   EXPECT_EQ(value_of("0.30000000000000004"), 0.1 + 0.2);
   EXPECT_EQ(value_of("1.7976931348623157e308"), std::numeric_limits<double>::max());
   expect_rejected(R"({"objects":[{"id":1,"name":"e-","value":1e999,"active":true}]})", "double");
-  // Integers keep their types on the from_chars path too ("e-" in a name
-  // takes the document there).
+  // Integers keep their types and limits beside such numbers.
   Payload out;
   codec_->decode(R"({"objects":[{"id":-2147483648,"name":"e-","value":7,"active":true}]})", out);
   EXPECT_EQ(out, (Payload{ObjectArray{{Object{INT32_MIN, "e-", 7.0, true}}}}));
@@ -105,14 +107,7 @@ TEST_F(JsonCodecTest, ZerosWithExponentsAreZero) {
   // RapidJSON 1.1's full-precision conversion took a zero whose exponent is
   // beyond its fast path (below -22, above 37) to DiyFp::Normalize with a
   // zero significand (__builtin_clzll(0), undefined): "0e-30" read as
-  // 9.6e-240 (found by decode-json), "0e40" as -2.4e229. The codec converts
-  // such documents by std::from_chars instead.
-  const auto value_of = [&](const std::string& number) {
-    Payload out;
-    codec_->decode(R"({"objects":[{"id":1,"name":"a","value":)" + number + R"(,"active":true}]})",
-                   out);
-    return std::get<ObjectArray>(out).values.at(0).value;
-  };
+  // 9.6e-240 (found by decode-json), "0e40" as -2.4e229.
   EXPECT_EQ(value_of("0e-30"), 0.0);
   EXPECT_FALSE(std::signbit(value_of("0e-30")));
   EXPECT_EQ(value_of("-0E-30"), 0.0);
@@ -121,8 +116,17 @@ TEST_F(JsonCodecTest, ZerosWithExponentsAreZero) {
   EXPECT_EQ(value_of("0.0e300"), 0.0);
   EXPECT_EQ(value_of("-0e+38"), 0.0);
   EXPECT_TRUE(std::signbit(value_of("-0e+38")));
-  // Nonzero numbers beside a "0e" keep their exact values.
+  // A zero digit before the exponent of a nonzero number.
   EXPECT_EQ(value_of("10e40"), 1e41);
+}
+
+TEST_F(JsonCodecTest, SignificandsThatRoundPastTwoToThe64AreExact) {
+  // RapidJSON 1.1's full-precision conversion rounded the 20-digit
+  // significand 18446744073709551615 up past 2^64 to zero, then reached
+  // __builtin_clzll(0) (found by decode-json).
+  EXPECT_EQ(value_of("18446744073709551615.56"), 18446744073709551615.56);
+  EXPECT_EQ(value_of("-1844674407370955161.59e1"), -18446744073709551615.9);
+  EXPECT_EQ(value_of("18446744073709551615"), 18446744073709551615.0);
 }
 
 TEST_F(JsonCodecTest, BuildingsAreAGeoJsonFeatureCollection) {

@@ -311,121 +311,32 @@ struct JsonTree {
 
 bool is_digit(char c) { return c >= '0' && c <= '9'; }
 
-// Numbers beyond the double range: RapidJSON 1.1's full-precision
-// conversion gets them wrong without an error (581e308 became -1.8e-306,
-// 2e308 NaN; found by the read-json fuzz target), so they are refused.
-// Where one starts at `at`: true if it is out of range; `at` moves past it.
-// Decided by where its first significant digit stands, and with strtod
-// only at 10^308; below the range values underflow to zero, as in strtod.
-bool number_beyond_double_range(std::string_view json, std::size_t& at) {
-  constexpr long kMaxExponent = std::numeric_limits<double>::max_exponent10;  // 308
-  const std::size_t n = json.size();
-  std::size_t i = at;
-  const std::size_t start = i;
-  if (i < n && json[i] == '-') ++i;
-  long magnitude = 0;  // the power of ten of the first significant digit
-  bool significant = false;
-  const std::size_t int_start = i;
-  while (i < n && is_digit(json[i])) ++i;
-  if (i > int_start && json[int_start] != '0') {
-    magnitude = static_cast<long>(i - int_start) - 1;
-    significant = true;
-  }
-  if (i < n && json[i] == '.') {
-    const std::size_t frac_start = ++i;
-    for (; i < n && is_digit(json[i]); ++i) {
-      if (!significant && json[i] != '0') {
-        magnitude = -static_cast<long>(i - frac_start) - 1;
-        significant = true;
-      }
-    }
-  }
-  if (i < n && (json[i] == 'e' || json[i] == 'E')) {
-    ++i;
-    const bool negative = i < n && json[i] == '-';
-    if (i < n && (json[i] == '-' || json[i] == '+')) ++i;
-    long exponent = 0;
-    for (; i < n && is_digit(json[i]); ++i)
-      exponent = std::min<long>(exponent * 10 + (json[i] - '0'), 100'000);
-    magnitude += negative ? -exponent : exponent;
-  }
-  at = i;
-  if (!significant || magnitude < kMaxExponent) return false;
-  if (magnitude > kMaxExponent) return true;
-  const std::string token(json.substr(start, i - start));
-  return std::isinf(std::strtod(token.c_str(), nullptr));
-}
-
 // The number that ends at `end` (RapidJSON's position after reading it).
-bool number_before_beyond_double_range(std::string_view json, std::size_t end) {
-  std::size_t start = std::min(end, json.size());
+std::string_view number_ending_at(std::string_view json, std::size_t end) {
+  end = std::min(end, json.size());
+  std::size_t start = end;
   while (start > 0 &&
          (is_digit(json[start - 1]) || json[start - 1] == '.' || json[start - 1] == 'e' ||
           json[start - 1] == 'E' || json[start - 1] == '+' || json[start - 1] == '-'))
     --start;
-  return number_beyond_double_range(json.substr(0, end), start);
+  return json.substr(start, end - start);
 }
 
-#ifndef NDEBUG
-// Builds with assertions (debug, sanitizers, fuzzing): RapidJSON asserts
-// on such a number before the handler sees it, so the whole document is
-// scanned first (skipping strings). Release builds check in the handler,
-// only the numbers RapidJSON converts as doubles, at no cost to the rest.
-std::optional<std::size_t> first_number_beyond_double_range(std::string_view json) {
-  bool in_string = false;
-  for (std::size_t i = 0; i < json.size(); ++i) {
-    const char c = json[i];
-    if (in_string) {
-      if (c == '\\')
-        ++i;
-      else if (c == '"')
-        in_string = false;
-    } else if (c == '"') {
-      in_string = true;
-    } else if (c == '-' || is_digit(c)) {
-      const std::size_t start = i;
-      if (number_beyond_double_range(json, i)) return start;
-      --i;  // the loop's ++i reads the byte after the number
-    }
+// A JSON number's value, correctly rounded (std::from_chars); none beyond the
+// double range; below it, zero with its sign, as strtod gives.
+std::optional<double> exact_double(std::string_view number) {
+  const char* const end = number.data() + number.size();
+  double d = 0;
+  const auto [at, ec] = std::from_chars(number.data(), end, d);
+  if (at != end) return std::nullopt;
+  if (ec == std::errc::result_out_of_range) {
+    // Above the range or below it: strtod says which (hostile input only).
+    const double rough = std::strtod(std::string(number).c_str(), nullptr);
+    if (std::isinf(rough)) return std::nullopt;
+    return std::signbit(rough) ? -0.0 : 0.0;
   }
-  return std::nullopt;
-}
-#endif
-
-// RapidJSON 1.1's full-precision conversion gets two kinds of number wrong.
-// Below about 1e-300 it reads outside its table of powers of ten or gives a
-// wrong value ("0.1234567890123e-337" crashed the server, "0.<31 zeros>1e-300"
-// read as -2.1e301; found by the read-json fuzz target). A zero with an
-// exponent beyond its fast path reaches DiyFp::Normalize with a zero
-// significand, __builtin_clzll(0), undefined ("0e40" read as -2.4e229,
-// "0e-30" as 9.6e-240; found by decode-json). Such a number has a negative
-// exponent, a fraction that starts with many zeros, or a zero just before its
-// exponent. A document with none of them (vectorised searches for '-', '.'
-// and '0') is converted by RapidJSON; one with any by std::from_chars,
-// parsing with kParseNumbersAsStringsFlag.
-bool may_hold_misconverted_number(std::string_view json) {
-  const char* const begin = json.data();
-  const char* const end = begin + json.size();
-  for (const char* p = begin; p < end; ++p) {
-    p = static_cast<const char*>(std::memchr(p, '-', static_cast<std::size_t>(end - p)));
-    if (p == nullptr) break;
-    if (p > begin && (p[-1] == 'e' || p[-1] == 'E')) return true;
-  }
-  constexpr std::ptrdiff_t kLeadingZeros = 20;
-  for (const char* p = begin; p < end; ++p) {
-    p = static_cast<const char*>(std::memchr(p, '.', static_cast<std::size_t>(end - p)));
-    if (p == nullptr) break;
-    const char* zeros = p + 1;
-    while (zeros < end && *zeros == '0' && zeros - p <= kLeadingZeros) ++zeros;
-    if (zeros - p > kLeadingZeros) return true;
-  }
-  // A '0' with a byte after it.
-  for (const char* p = begin; p + 1 < end; ++p) {
-    p = static_cast<const char*>(std::memchr(p, '0', static_cast<std::size_t>(end - 1 - p)));
-    if (p == nullptr) break;
-    if (p[1] == 'e' || p[1] == 'E') return true;
-  }
-  return false;
+  if (ec != std::errc{}) return std::nullopt;
+  return d;
 }
 
 // The parse's SAX events into a Document, refusing nesting beyond
@@ -449,34 +360,13 @@ class DepthLimitedHandler {
   bool Uint(unsigned i) { return doc_.Uint(i); }
   bool Int64(std::int64_t i) { return doc_.Int64(i); }
   bool Uint64(std::uint64_t i) { return doc_.Uint64(i); }
-  bool Double(double d) {
-    if (number_before_beyond_double_range(json_, read_.Tell())) return refuse(kBeyondRange);
-    return doc_.Double(d);
+  // RapidJSON's conversion is not used: see kParseFlags.
+  bool Double(double) {
+    const std::optional<double> d = exact_double(number_ending_at(json_, read_.Tell()));
+    return d ? doc_.Double(*d) : refuse(kBeyondRange);
   }
-  // With kParseNumbersAsStringsFlag only (may_hold_misconverted_number): the
-  // values RapidJSON's own conversion would give, converted exactly.
-  bool RawNumber(const char* s, rapidjson::SizeType n, bool) {
-    const char* end = s + n;
-    if (std::find_if(s, end, [](char c) { return c == '.' || c == 'e' || c == 'E'; }) == end) {
-      if (*s == '-') {
-        std::int64_t v = 0;
-        if (const auto [at, ec] = std::from_chars(s, end, v); ec == std::errc{} && at == end)
-          return doc_.Int64(v);
-      } else {
-        std::uint64_t v = 0;
-        if (const auto [at, ec] = std::from_chars(s, end, v); ec == std::errc{} && at == end)
-          return doc_.Uint64(v);
-      }
-    }
-    double d = 0;
-    const auto [at, ec] = std::from_chars(s, end, d);
-    std::size_t from = 0;
-    if (ec == std::errc::result_out_of_range && at == end &&
-        !number_beyond_double_range(std::string_view(s, n), from))
-      return doc_.Double(*s == '-' ? -0.0 : 0.0);  // below the range: zero, as RapidJSON gives
-    if (ec != std::errc{} || at != end) return refuse(kBeyondRange);
-    return doc_.Double(d);
-  }
+  // Reader::Parse compiles a call for kParseNumbersAsStringsFlag, not used.
+  bool RawNumber(const char*, rapidjson::SizeType, bool) { return false; }
   bool String(const char* s, rapidjson::SizeType n, bool copy) {
     return !lone_surrogate(s, n) && doc_.String(s, n, copy);
   }
@@ -528,11 +418,19 @@ class DepthLimitedHandler {
   std::string_view refusal_;
 };
 
-// Full precision: RapidJSON's default double parsing may be off by an ulp,
-// which would fail verification of 17-digit values. Not
-// kParseValidateEncodingFlag: its check per character cost decode of
-// strings/800 60% more instructions; read() checks UTF-8 first instead.
-constexpr unsigned kParseFlags = rapidjson::kParseFullPrecisionFlag;
+// RapidJSON's default (normal precision) conversion may be an ulp off, which
+// would fail verification of 17-digit values, so the handler converts every
+// double again from its text. Not kParseFullPrecisionFlag: RapidJSON 1.1's
+// full-precision conversion is wrong or undefined for some numbers, all found
+// by the fuzz targets: below about 1e-300 it read outside its table of powers
+// of ten ("0.1234567890123e-337" crashed the server) or gave -2.1e301 for
+// "0.<31 zeros>1e-300"; beyond the range it gave -1.8e-306 for "581e308";
+// and a zero significand reached __builtin_clzll(0) ("0e40" read as
+// -2.4e229), as did a significand that rounds past 2^64
+// ("18446744073709551615.56"). Not kParseValidateEncodingFlag: its check per
+// character cost decode of strings/800 60% more instructions; read() checks
+// UTF-8 first instead.
+constexpr unsigned kParseFlags = rapidjson::kParseDefaultFlags;
 
 class JsonCodec final : public Codec, public CodecStages {
  public:
@@ -563,11 +461,6 @@ class JsonCodec final : public Codec, public CodecStages {
     // Unchecked, RapidJSON copies invalid UTF-8 (overlong forms included)
     // into strings, and echo returns it.
     if (!valid_utf8(wire)) fail("the document is not valid UTF-8");
-#ifndef NDEBUG
-    if (const auto at = first_number_beyond_double_range(wire))
-      fail("a number beyond the double range at offset " + std::to_string(*at));
-#endif
-    const bool exact = may_hold_misconverted_number(wire);
     // What Document::Parse does, with the depth limit between reader and DOM.
     rapidjson::MemoryStream bytes(wire.data(), wire.size());
     rapidjson::EncodedInputStream<rapidjson::UTF8<>, rapidjson::MemoryStream> in(bytes);
@@ -576,9 +469,7 @@ class JsonCodec final : public Codec, public CodecStages {
     auto parse = [&](rapidjson::Document& doc) {
       DepthLimitedHandler handler(doc, wire, bytes);
       rapidjson::Reader reader;
-      result = exact
-                   ? reader.Parse<kParseFlags | rapidjson::kParseNumbersAsStringsFlag>(in, handler)
-                   : reader.Parse<kParseFlags>(in, handler);
+      result = reader.Parse<kParseFlags>(in, handler);
       refusal = handler.refusal();
       return !result.IsError();
     };

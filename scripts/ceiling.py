@@ -9,7 +9,10 @@
    vCPU, wrk (and the driver) on another.
 
 Every server is started here on 127.0.0.1 and stopped on exit; every load is
-bounded by its duration. Prints tables and writes JSON (--out).
+bounded by its duration. The whole sequence runs --rounds times, so each
+figure comes with its spread over rounds (median, min-max) and each ratio is
+taken within a round, between runs seconds apart. Prints tables and writes
+JSON (--out).
 """
 import argparse
 import json
@@ -17,6 +20,7 @@ import os
 import re
 import shutil
 import signal
+import statistics
 import socket
 import subprocess
 import sys
@@ -183,6 +187,80 @@ def driver(build, op, connections, duration, work):
             "driver_cpu_ms_per_call": run["driver_cpu_ms_per_call"]}
 
 
+def spread(values):
+    """Median, min and max of one figure over the rounds."""
+    return {"n": len(values), "median": statistics.median(values), "min": min(values),
+            "max": max(values)}
+
+
+def fmt(s, digits=0):
+    """'median (min-max)', or the value alone for one round."""
+    if s["n"] == 1:
+        return f"{s['median']:,.{digits}f}"
+    return f"{s['median']:,.{digits}f} ({s['min']:,.{digits}f}-{s['max']:,.{digits}f})"
+
+
+def summarize(report):
+    """Each cell's figures over the rounds."""
+    agreement, ceiling = {}, {}
+    for a in report["agreement"]:
+        agreement.setdefault((a["operation"], a["connections"]), []).append(a)
+    for r in report["ceiling"]:
+        ceiling.setdefault(r["connections"], []).append(r)
+    summary = {"agreement": [], "ceiling": []}
+    for (op, c), rows in agreement.items():
+        summary["agreement"].append({
+            "operation": op, "connections": c,
+            "wrk_requests_per_s": spread([a["wrk"]["requests_per_s"] for a in rows]),
+            "driver_requests_per_s": spread([a["driver"]["requests_per_s"] for a in rows]),
+            "driver_over_wrk": spread([a["driver_over_wrk"] for a in rows]),
+            "errors_wrk": sum(a["wrk"]["errors"] + a["wrk"]["timeouts"] for a in rows),
+            "errors_driver": sum(a["driver"]["errors"] for a in rows),
+            "driver_cpu_ms_per_call": spread([a["driver"]["driver_cpu_ms_per_call"]
+                                              for a in rows])})
+    for c, rows in ceiling.items():
+        summary["ceiling"].append({
+            "connections": c,
+            "nginx_requests_per_s": spread([r["nginx"]["requests_per_s"] for r in rows]),
+            "beast_requests_per_s": spread([r["beast"]["requests_per_s"] for r in rows]),
+            "beast_over_nginx": spread([r["beast_over_nginx"] for r in rows]),
+            "errors_nginx": sum(r["nginx"]["errors"] + r["nginx"]["timeouts"] for r in rows),
+            "errors_beast": sum(r["beast"]["errors"] + r["beast"]["timeouts"] for r in rows),
+            "nginx_cpu_us_per_request": spread([r["nginx"]["server_cpu_us_per_request"]
+                                                for r in rows]),
+            "beast_cpu_us_per_request": spread([r["beast"]["server_cpu_us_per_request"]
+                                                for r in rows])})
+    return summary
+
+
+def run_round(args, round_index, beast, nginx, echo, work, client_cpu, report):
+    """One pass of every agreement and ceiling cell, appended to report."""
+    # The driver starts its own server, pinned the same way; this one is
+    # idle meanwhile.
+    for c in [int(x) for x in args.agreement.split(",") if x]:
+        for name, path, script, op in (("ping", "/ping", None, "ping"),
+                                       ("echo ints/200", "/echo", echo, "echo:ints/200")):
+            # As many wrk threads as driver clients: on a shared vCPU the
+            # scheduler gives each thread its share, so equal thread counts
+            # get equal CPU.
+            by_wrk = wrk(beast.url + path, c, args.duration, client_cpu, c,
+                         [beast.process.pid], script)
+            by_driver = driver(args.build, op, c, args.duration, work)
+            ratio = by_driver["requests_per_s"] / by_wrk["requests_per_s"]
+            report["agreement"].append({"round": round_index, "operation": name,
+                                        "connections": c, "wrk": by_wrk, "driver": by_driver,
+                                        "driver_over_wrk": ratio})
+    for c in [int(x) for x in args.concurrency.split(",") if x]:
+        n = wrk(nginx.url + "/ping", c, args.duration, client_cpu, args.wrk_threads,
+                nginx.pids())
+        b = wrk(beast.url + "/ping", c, args.duration, client_cpu, args.wrk_threads,
+                [beast.process.pid])
+        report["ceiling"].append({"round": round_index, "connections": c, "nginx": n,
+                                  "beast": b,
+                                  "beast_over_nginx": b["requests_per_s"] / n["requests_per_s"]
+                                  if n["requests_per_s"] else 0.0})
+
+
 def main():
     # SIGTERM unwinds like Ctrl-C, so the servers started here are stopped.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
@@ -195,8 +273,12 @@ def main():
                         help="connections for the wrk/driver agreement check")
     parser.add_argument("--wrk-threads", type=int, default=2,
                         help="wrk threads for the nginx/Beast comparison (wrk's default)")
+    parser.add_argument("--rounds", type=int, default=3,
+                        help="times the whole sequence runs; figures are given over rounds")
     parser.add_argument("--out", help="write the figures as JSON here")
     args = parser.parse_args()
+    if args.rounds < 1:
+        sys.exit("ceiling: --rounds must be at least 1")
     for tool in ("wrk", "nginx", "taskset"):
         if shutil.which(tool) is None:
             sys.exit(f"ceiling: {tool} is not installed (scripts/ceiling installs wrk and "
@@ -205,7 +287,7 @@ def main():
     server_cpu, client_cpu = (1, 0) if two else (None, None)
     placement = f"server cpu {server_cpu}, wrk cpu {client_cpu}" if two else "unpinned"
     work = tempfile.mkdtemp(prefix="wsbench-ceiling-")
-    report = {"placement": placement, "duration_s": args.duration,
+    report = {"placement": placement, "duration_s": args.duration, "rounds": args.rounds,
               "wrk_threads": args.wrk_threads, "load_average": os.getloadavg(), "agreement": [],
               "ceiling": []}
     beast = nginx = None
@@ -220,30 +302,10 @@ def main():
             f.write('wrk.method = "POST"\nwrk.headers["Content-Type"] = "application/json"\n'
                     f'local f = io.open("{work}/body.json", "rb")\nwrk.body = f:read("*a")\n'
                     "f:close()\n")
-        # The driver starts its own server, pinned the same way; this one is
-        # idle meanwhile.
-        for c in [int(x) for x in args.agreement.split(",") if x]:
-            for name, path, script, op in (("ping", "/ping", None, "ping"),
-                                           ("echo ints/200", "/echo", echo, "echo:ints/200")):
-                # As many wrk threads as driver clients: on a shared vCPU the
-                # scheduler gives each thread its share, so equal thread counts
-                # get equal CPU.
-                by_wrk = wrk(beast.url + path, c, args.duration, client_cpu, c,
-                             [beast.process.pid], script)
-                by_driver = driver(args.build, op, c, args.duration, work)
-                ratio = by_driver["requests_per_s"] / by_wrk["requests_per_s"]
-                report["agreement"].append({"operation": name, "connections": c, "wrk": by_wrk,
-                                            "driver": by_driver, "driver_over_wrk": ratio})
         nginx = Nginx(server_cpu)
         check_ping(nginx.url)
-        for c in [int(x) for x in args.concurrency.split(",") if x]:
-            n = wrk(nginx.url + "/ping", c, args.duration, client_cpu, args.wrk_threads,
-                    nginx.pids())
-            b = wrk(beast.url + "/ping", c, args.duration, client_cpu, args.wrk_threads,
-                    [beast.process.pid])
-            report["ceiling"].append({"connections": c, "nginx": n, "beast": b,
-                                      "beast_over_nginx": b["requests_per_s"] / n["requests_per_s"]
-                                      if n["requests_per_s"] else 0.0})
+        for round_index in range(args.rounds):
+            run_round(args, round_index, beast, nginx, echo, work, client_cpu, report)
     finally:
         if nginx:
             nginx.close()
@@ -251,25 +313,23 @@ def main():
             stop(beast.process)
         shutil.rmtree(work, ignore_errors=True)
 
-    print(f"placement: {placement}; {args.duration} s per run; wrk -t{args.wrk_threads}; load "
-          f"average at the start {report['load_average'][0]:.1f}: compare figures of one run only")
+    report["summary"] = summarize(report)
+    print(f"placement: {placement}; {args.duration} s per run; wrk -t{args.wrk_threads}; "
+          f"{args.rounds} round(s), each figure the median (min-max) over them, each ratio "
+          f"taken within a round; load average at the start {report['load_average'][0]:.1f}")
     print("\nwrk (one thread per connection) and wsbench-load against Beast (req/s; within 10%?)")
-    print(f"{'operation':<16}{'c':>6}{'wrk':>10}{'driver':>10}{'ratio':>8}{'errors w/d':>12}"
-          f"{'drv cpu ms':>12}")
-    for a in report["agreement"]:
-        print(f"{a['operation']:<16}{a['connections']:>6}{a['wrk']['requests_per_s']:>10.0f}"
-              f"{a['driver']['requests_per_s']:>10.0f}{a['driver_over_wrk']:>8.2f}"
-              f"{str(a['wrk']['errors']) + '/' + str(a['driver']['errors']):>12}"
-              f"{a['driver']['driver_cpu_ms_per_call']:>12.4f}")
+    for a in report["summary"]["agreement"]:
+        print(f"  {a['operation']:<14} c={a['connections']:<5} wrk {fmt(a['wrk_requests_per_s'])}"
+              f"  driver {fmt(a['driver_requests_per_s'])}  driver/wrk "
+              f"{fmt(a['driver_over_wrk'], 2)}  errors wrk/driver {a['errors_wrk']}/"
+              f"{a['errors_driver']}  driver cpu ms/call {fmt(a['driver_cpu_ms_per_call'], 4)}")
     print("\nnginx (static 15 B) and Beast /ping under wrk (req/s)")
-    print(f"{'c':>6}{'nginx':>10}{'beast':>10}{'beast/nginx':>13}{'nginx err/to':>14}"
-          f"{'beast err/to':>14}{'cpu us/req n/b':>18}")
-    for r in report["ceiling"]:
-        n, b = r["nginx"], r["beast"]
-        print(f"{r['connections']:>6}{n['requests_per_s']:>10.0f}{b['requests_per_s']:>10.0f}"
-              f"{r['beast_over_nginx']:>13.2f}{str(n['errors']) + '/' + str(n['timeouts']):>14}"
-              f"{str(b['errors']) + '/' + str(b['timeouts']):>14}"
-              f"{n['server_cpu_us_per_request']:>10.1f}/{b['server_cpu_us_per_request']:<7.1f}")
+    for r in report["summary"]["ceiling"]:
+        print(f"  c={r['connections']:<5} nginx {fmt(r['nginx_requests_per_s'])}  beast "
+              f"{fmt(r['beast_requests_per_s'])}  beast/nginx {fmt(r['beast_over_nginx'], 2)}  "
+              f"errors+timeouts nginx/beast {r['errors_nginx']}/{r['errors_beast']}  "
+              f"cpu us/req nginx {fmt(r['nginx_cpu_us_per_request'], 1)} beast "
+              f"{fmt(r['beast_cpu_us_per_request'], 1)}")
     if args.out:
         with open(args.out, "w") as f:
             json.dump(report, f, indent=1)

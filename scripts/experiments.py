@@ -927,7 +927,7 @@ def method_lines(results):
               ("CPU", ctx.get("cpu_model")), ("vCPUs", ctx.get("num_cpus")),
               ("kernel", ctx.get("kernel")), ("governor", ctx.get("cpu_governor")),
               ("placement", ctx.get("wsbench_placement")),
-              ("link", ctx.get("wsbench_link", "loopback")),
+              ("link", ctx.get("link", "loopback")),
               ("date", ctx.get("date")), ("command", ctx.get("command_line"))]
     reps = {r.get("repetitions") for c in results.cases.values() for r in c.runs}
     fields.append(("repetitions", ", ".join(str(r) for r in sorted(x for x in reps if x))))

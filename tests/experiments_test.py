@@ -197,6 +197,22 @@ class ReportTest(unittest.TestCase):
             self.assertIn(verdict, ("holds", "does not hold", "inconclusive (CI95s overlap)"))
             self.assertRegex(evidence, r"(encode|rtt)/")
 
+    def test_the_method_names_the_link_the_run_used(self):
+        self.assertIn("- link: `loopback`", self.by["E9"])
+        # The same run as if made over lan100: the method says so.
+        with open(os.path.join(FIXTURE, "e9.json")) as f:
+            run = json.load(f)
+        run["context"]["link"] = "lan100"
+        with tempfile.TemporaryDirectory() as d:
+            with open(os.path.join(d, "e9.json"), "w") as f:
+                json.dump(run, f)
+            subprocess.run([sys.executable, SCRIPT, "report", d], check=True,
+                           capture_output=True)
+            with open(os.path.join(d, "report.md")) as f:
+                e9 = sections(f.read())["E9"]
+        self.assertIn("- link: `lan100`", e9)
+        self.assertNotIn("- link: `loopback`", e9)
+
     def test_a_missing_run_is_reported_not_invented(self):
         by = sections(report(["ping.json"]))
         self.assertIn("run `messaging` absent", by["E4"])

@@ -200,6 +200,16 @@ def fmt(s, digits=0):
     return f"{s['median']:,.{digits}f} ({s['min']:,.{digits}f}-{s['max']:,.{digits}f})"
 
 
+def over(rows, *path):
+    """spread() of the figure at `path` (keys into each row) over the rounds."""
+    values = []
+    for row in rows:
+        for key in path:
+            row = row[key]
+        values.append(row)
+    return spread(values)
+
+
 def summarize(report):
     """Each cell's figures over the rounds."""
     agreement, ceiling = {}, {}
@@ -211,25 +221,22 @@ def summarize(report):
     for (op, c), rows in agreement.items():
         summary["agreement"].append({
             "operation": op, "connections": c,
-            "wrk_requests_per_s": spread([a["wrk"]["requests_per_s"] for a in rows]),
-            "driver_requests_per_s": spread([a["driver"]["requests_per_s"] for a in rows]),
-            "driver_over_wrk": spread([a["driver_over_wrk"] for a in rows]),
+            "wrk_requests_per_s": over(rows, "wrk", "requests_per_s"),
+            "driver_requests_per_s": over(rows, "driver", "requests_per_s"),
+            "driver_over_wrk": over(rows, "driver_over_wrk"),
             "errors_wrk": sum(a["wrk"]["errors"] + a["wrk"]["timeouts"] for a in rows),
             "errors_driver": sum(a["driver"]["errors"] for a in rows),
-            "driver_cpu_ms_per_call": spread([a["driver"]["driver_cpu_ms_per_call"]
-                                              for a in rows])})
+            "driver_cpu_ms_per_call": over(rows, "driver", "driver_cpu_ms_per_call")})
     for c, rows in ceiling.items():
         summary["ceiling"].append({
             "connections": c,
-            "nginx_requests_per_s": spread([r["nginx"]["requests_per_s"] for r in rows]),
-            "beast_requests_per_s": spread([r["beast"]["requests_per_s"] for r in rows]),
-            "beast_over_nginx": spread([r["beast_over_nginx"] for r in rows]),
+            "nginx_requests_per_s": over(rows, "nginx", "requests_per_s"),
+            "beast_requests_per_s": over(rows, "beast", "requests_per_s"),
+            "beast_over_nginx": over(rows, "beast_over_nginx"),
             "errors_nginx": sum(r["nginx"]["errors"] + r["nginx"]["timeouts"] for r in rows),
             "errors_beast": sum(r["beast"]["errors"] + r["beast"]["timeouts"] for r in rows),
-            "nginx_cpu_us_per_request": spread([r["nginx"]["server_cpu_us_per_request"]
-                                                for r in rows]),
-            "beast_cpu_us_per_request": spread([r["beast"]["server_cpu_us_per_request"]
-                                                for r in rows])})
+            "nginx_cpu_us_per_request": over(rows, "nginx", "server_cpu_us_per_request"),
+            "beast_cpu_us_per_request": over(rows, "beast", "server_cpu_us_per_request")})
     return summary
 
 

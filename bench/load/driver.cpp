@@ -121,19 +121,22 @@ class ClientLoop {
   void one_call(std::optional<Clock::time_point> intended) {
     if (!session_ && !connect(intended)) return;
     const auto started = Clock::now();
+    CallSpan span;
     try {
-      const CallSpan span = session_->call();
-      finish(intended.value_or(span.from), span.to, {});
-      if (tally_.timed_from[0] == '\0') {
-        tally_.timed_from = span.from_point;
-        tally_.timed_to = span.to_point;
-      }
+      span = session_->call();
     } catch (const WrongReply& e) {
       finish(intended.value_or(started), Clock::now(), Failure{ErrorKind::wrong_reply, e.what()});
+      return;
     } catch (const std::exception& e) {
       session_.reset();  // the next call opens a new connection
       finish(intended.value_or(started), Clock::now(),
              Failure{classify_failure(e.what(), false), e.what()});
+      return;
+    }
+    finish(intended.value_or(span.from), span.to, {});
+    if (*tally_.timed_from == '\0') {
+      tally_.timed_from = span.from_point;
+      tally_.timed_to = span.to_point;
     }
   }
 
@@ -233,7 +236,7 @@ void Tally::merge(const Tally& other) {
   ok += other.ok;
   connect_latency.merge(other.connect_latency);
   connects += other.connects;
-  if (timed_from[0] == '\0') {
+  if (*timed_from == '\0') {
     timed_from = other.timed_from;
     timed_to = other.timed_to;
   }

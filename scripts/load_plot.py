@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 """PNG plots of a wsbench-load JSON file, one per experiment (the tables
-never depend on this): E7 as mean latency with min-max bars per shape and
-column; E8 as the server's CPU % and RSS per user step, a line per protocol
-and size; a plain run as throughput per target. Needs matplotlib
+never depend on this): E7 as mean latency (the mean of the repetitions'
+means) with min-max bars (over every repetition's calls) per shape and
+column; E8 as the server's CPU % and RSS per user step, a line per protocol,
+size and repetition; a plain run as throughput per target and repetition.
+Needs matplotlib
 (Debian python3-matplotlib); without it, says so and exits 0."""
 import json
 import os
@@ -33,9 +35,11 @@ def main():
             for r in rows:
                 users = [s["users"] for s in r["steps"]]
                 protocol = r["target"].split()[0]
+                # Repetitions share a style; the legend names each line once.
                 style = {"color": f"C{protocols.index(protocol)}",
                          "linestyle": ["-", "--", ":", "-."][sizes.index(r["size"]) % 4],
-                         "label": f"{protocol} {r['size']}"}
+                         "label": f"{protocol} {r['size']}" if r.get("repetition", 0) == 0
+                         else None}
                 cpu.plot(users, [s["cpu_percent"] for s in r["steps"]], **style)
                 rss.plot(users, [s["rss_mb"] for s in r["steps"]], **style)
             for ax, what in ((cpu, "server CPU % (100 = one vCPU)"), (rss, "server RSS, MB")):
@@ -58,20 +62,24 @@ def main():
             for i, name in enumerate(series):
                 xs, means, lo, hi = [], [], [], []
                 for j, shape in enumerate(shapes):
-                    for r in rows:
-                        if r["shape"] == shape and f"{r['column']}: {r['target'].split()[0]}" == name:
-                            lat = r["latency_ms"]
-                            xs.append(j + i * width)
-                            means.append(lat["mean"])
-                            lo.append(lat["mean"] - lat["min"])
-                            hi.append(lat["max"] - lat["mean"])
+                    # The cell's repetitions, each a record of its own.
+                    lats = [r["latency_ms"] for r in rows if r["shape"] == shape
+                            and f"{r['column']}: {r['target'].split()[0]}" == name
+                            and r["latency_ms"]["mean"] is not None]
+                    if not lats:
+                        continue
+                    mean = sum(lat["mean"] for lat in lats) / len(lats)
+                    xs.append(j + i * width)
+                    means.append(mean)
+                    lo.append(mean - min(lat["min"] for lat in lats))
+                    hi.append(max(lat["max"] for lat in lats) - mean)
                 ax.bar(xs, means, width, yerr=[lo, hi], capsize=3, label=name)
             ax.set_xticks([j + 0.4 - width / 2 for j in range(len(shapes))])
             ax.set_xticklabels([f"{s} (threads x requests)" for s in shapes])
-            ax.set_ylabel("latency, ms (mean; bars: min-max)")
-            ax.set_title("E7: primes(100000) under concurrent clients")
+            ax.set_ylabel("latency, ms (mean of repetitions; bars: min-max)")
+            ax.set_title(f"E7: {rows[0]['target'].split()[1]} under concurrent clients")
         else:
-            labels = [f"{r['target']} {r['shape']}" for r in rows]
+            labels = [f"{r['target']} {r['shape']} #{r.get('repetition', 0)}" for r in rows]
             ax.barh(labels, [r["throughput_per_s"] for r in rows])
             ax.set_xlabel("requests per second")
             ax.set_title("wsbench-load runs")

@@ -25,6 +25,9 @@ refused 1 "unknown experiment" --experiment E99
 refused 1 "needs a request count or a duration" --load beast/json
 refused 1 "not a count" --load beast/json --op primes:many -n 1
 refused 1 "clients must be 1 to 10000" --load beast/json -c 5000000 -n 1
+refused 1 "--repeat must be at least 1" --load beast/json -n 1 --repeat -1
+refused 1 "--repeat does not apply to --search" --load beast/json -n 1 --search 1:1:2 --repeat 2
+refused 1 "--primes must be at least 1" --experiment E7 --primes 0
 
 "$load" --load beast/json --load xmlrpc-c/xmlrpc -c 2 -n 5 --op echo:ints/200 \
   --out "$out/run.json" >"$out/table.txt" || fail "the run exited $?: $(cat "$out/table.txt")"
@@ -47,4 +50,16 @@ for r in runs:
     assert max(s[2] for s in series) == r["server"]["rss_peak_kb"], series
     assert r["latency_ms"]["min"] <= r["latency_ms"]["p50"] <= r["latency_ms"]["max"], r
 print("ok: the JSON holds the context, both targets and their servers' figures")
+PY
+
+# --repeat: each repetition its own record against a server of its own.
+"$load" --load beast/json -c 2 -n 3 --repeat 2 --out "$out/repeat.json" >"$out/table.txt" ||
+  fail "the repeated run exited $?: $(cat "$out/table.txt")"
+python3 - "$out/repeat.json" <<'PY'
+import json, sys
+runs = json.load(open(sys.argv[1]))["runs"]
+assert [(r["repetition"], r["repetitions"], r["n"]) for r in runs] == [(0, 2, 6), (1, 2, 6)], runs
+assert runs[0]["server_pid"] != runs[1]["server_pid"], [r["server_pid"] for r in runs]
+assert all(r["connects"] == 2 and r["connect_ms"]["max"] > 0 for r in runs), runs
+print("ok: two repetitions, two records, two servers")
 PY

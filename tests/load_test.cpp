@@ -4,6 +4,7 @@
 // codec under a small load through wsbench-server as a child process.
 #include <gtest/gtest.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -16,6 +17,8 @@
 #include <vector>
 
 #include "common/codec.h"
+#include "common/phases.h"
+#include "common/transport.h"
 #include "harness/loopback.h"
 #include "load/driver.h"
 #include "load/e8.h"
@@ -261,6 +264,103 @@ TEST(LoadServerProcess, UsageParsesProcFiles) {
   EXPECT_FALSE(parse_usage(stat, "Name:\tx\n", 100));
 }
 
+// ---- what a call is timed over ----
+
+Clock::time_point at_ns(std::int64_t ns) {
+  return Clock::time_point(
+      std::chrono::duration_cast<Clock::duration>(std::chrono::nanoseconds(ns)));
+}
+
+TEST(LoadTiming, TheSpanRunsFromTheWriteToTheLastByteRead) {
+  const std::int64_t t0 = now_ns();
+  Timeline t{};
+  t[kInvoke] = t0 + 100;
+  t[kRequestWritten] = t0 + 200;
+  t[kResponseReceived] = t0 + 900;
+  t[kDecoded] = t0 + 1500;
+  const auto before = at_ns(t0), after = at_ns(t0 + 2000);
+  auto span = span_of(t, before, after);
+  EXPECT_EQ(span.from, at_ns(t0 + 200));
+  EXPECT_EQ(span.to, at_ns(t0 + 900));
+  EXPECT_STREQ(span.from_point, "request_written");
+  EXPECT_STREQ(span.to_point, "response_received");
+
+  // No write marked (xmlrpc-c): from the call's start.
+  t[kRequestWritten] = 0;
+  span = span_of(t, before, after);
+  EXPECT_EQ(span.from, at_ns(t0 + 100));
+  EXPECT_STREQ(span.from_point, "invoke");
+
+  // Nothing marked (probes off): around the client's call.
+  span = span_of(Timeline{}, before, after);
+  EXPECT_EQ(span.from, before);
+  EXPECT_EQ(span.to, after);
+  EXPECT_STREQ(span.from_point, "call_start");
+  EXPECT_STREQ(span.to_point, "call_end");
+
+  // Points left from an earlier call are not this one's.
+  Timeline stale{};
+  stale[kRequestWritten] = t0 - 5000;
+  stale[kResponseReceived] = t0 - 4000;
+  span = span_of(stale, before, after);
+  EXPECT_EQ(span.from, before);
+  EXPECT_EQ(span.to, after);
+}
+
+// A session whose connect takes 40 ms, whose call spends 2 ms between its
+// write and its last byte read, and whose reply check takes 40 ms more.
+Target slow_connect_and_check(std::atomic<int>& connects) {
+  class Slow : public Session {
+   public:
+    CallSpan call() override {
+      CallSpan span{Clock::now(), {}, "request_written", "response_received"};
+      std::this_thread::sleep_for(2ms);
+      span.to = Clock::now();
+      std::this_thread::sleep_for(40ms);  // the check
+      return span;
+    }
+  };
+  return {"slow", [&connects]() -> std::unique_ptr<Session> {
+            ++connects;
+            std::this_thread::sleep_for(40ms);
+            return std::make_unique<Slow>();
+          }};
+}
+
+TEST(LoadTiming, ConnectsAndChecksStayOutOfTheCallsLatency) {
+  std::atomic<int> connects{0};
+  LoadSpec spec;
+  spec.clients = 2;
+  spec.requests_per_client = 3;
+  const auto result = run_load({slow_connect_and_check(connects)}, spec).front();
+  ASSERT_EQ(result.tally.ok, 6u);
+  // Timed around connect() and call(), every latency would be 42 ms or more.
+  EXPECT_GE(result.tally.latency.min(), 2'000'000u);
+  EXPECT_LT(result.tally.latency.max(), 30'000'000u);
+  EXPECT_EQ(result.tally.connects, 2u);
+  EXPECT_EQ(connects.load(), 2);
+  EXPECT_EQ(result.tally.connect_latency.count(), 2u);
+  EXPECT_GE(result.tally.connect_latency.min(), 40'000'000u);
+  EXPECT_STREQ(result.tally.timed_from, "request_written");
+}
+
+// Whether a stack's client opens its connection when it is made or in its
+// first call (Target::connects_in_first_call): a listener that nobody
+// accepts from becomes readable once a connection is made to it.
+TEST(LoadTiming, EachStackConnectsWhenTheDriverSaysItDoes) {
+  for (const auto& stack : all_stacks()) {
+    std::uint16_t port = 0;
+    const int listener = listen_on_loopback(4, port, "connect probe");
+    {
+      const auto client = stack.connect({"127.0.0.1", port}, stack.codecs.front());
+      pollfd ready{listener, POLLIN, 0};
+      const bool connected = ::poll(&ready, 1, 300) == 1;
+      EXPECT_EQ(connected, !connects_in_first_call(stack.name)) << stack.name;
+    }
+    ::close(listener);
+  }
+}
+
 class LoadEveryStack : public ::testing::TestWithParam<testing::StackCodec> {};
 
 // Four clients, 25 verified calls each, against wsbench-server as a child
@@ -282,6 +382,13 @@ TEST_P(LoadEveryStack, SmallClosedLoopThroughAChildServer) {
     for (std::size_t k = 0; k < kErrorKinds; ++k)
       EXPECT_EQ(result.tally.errors[k], 0u) << op << ": " << result.tally.first_error[k];
     EXPECT_EQ(result.tally.latency.count(), 100u);
+    // One connect per client, timed apart; the calls timed from the
+    // request's write where the stack marks it.
+    EXPECT_EQ(result.tally.connects, 4u) << op;
+    EXPECT_GT(result.tally.connect_latency.min(), 0u) << op;
+    EXPECT_STREQ(result.tally.timed_from,
+                 connects_in_first_call(stack) ? "invoke" : "request_written");
+    EXPECT_STREQ(result.tally.timed_to, "response_received");
   }
   const auto figures = server_figures(sampler.finish());
   EXPECT_GE(figures.samples, 2u);

@@ -24,9 +24,14 @@ class StackSession : public Session {
  public:
   StackSession(std::unique_ptr<Client> client, Call call)
       : client_(std::move(client)), call_(std::move(call)) {}
-  void call() override {
-    const std::string diff = call_(*client_);
-    if (!diff.empty()) throw WrongReply(diff);
+  CallSpan call() override {
+    const auto before = Clock::now();
+    call_.send(*client_);
+    const auto after = Clock::now();
+    const CallSpan span = span_of(client_->last_timeline(), before, after);
+    // After the span: comparing the reply is the driver's work, not the call's.
+    if (std::string diff = call_.check(); !diff.empty()) throw WrongReply(diff);
+    return span;
   }
 
  private:
@@ -34,17 +39,25 @@ class StackSession : public Session {
   Call call_;
 };
 
+// No HTTP and no codec: the round trip is all there is to time.
 class EchoSession : public Session {
  public:
   EchoSession(std::size_t bytes, std::optional<int> server_cpu)
       : floor_(bytes, bytes, ConnectionOptions{}, server_cpu) {}
-  void call() override { floor_.round_trip(); }
+  CallSpan call() override {
+    const auto before = Clock::now();
+    floor_.round_trip();
+    return {before, Clock::now(), "call_start", "call_end"};
+  }
 
  private:
   TcpFloor floor_;
 };
 
-using Clock = std::chrono::steady_clock;
+std::uint64_t ns_of(Clock::duration d) {
+  return static_cast<std::uint64_t>(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(d).count());
+}
 
 // The series interval of the run a moment falls in.
 std::size_t interval_of(Clock::time_point start, Clock::time_point t,
@@ -91,62 +104,85 @@ class ClientLoop {
         }
         if (intended >= end_) break;
         std::this_thread::sleep_until(intended);
-      } else {
-        intended = Clock::now();
       }
       // An open loop makes every call due before the end, even one a
       // stalled server made late: dropping it would hide the backlog.
       if (stop_.load(std::memory_order_relaxed) || (!open && Clock::now() >= end_)) break;
-      one_call(intended);
+      one_call(open ? std::optional(intended) : std::nullopt);
     }
   }
 
   Tally& tally() { return tally_; }
 
  private:
-  void one_call(Clock::time_point sent) {
-    bool connecting = false;
-    std::string failure;
-    ErrorKind kind = ErrorKind::wrong_reply;
+  // One call, after a connect if the client has none. A closed loop's call
+  // is timed over its span; an open loop's from `intended`, when it was
+  // due, so a wait for the previous call or a reconnect is charged to it.
+  void one_call(std::optional<Clock::time_point> intended) {
+    if (!session_ && !connect(intended)) return;
+    const auto started = Clock::now();
+    CallSpan span;
     try {
-      if (!session_) {
-        connecting = true;
-        session_ = target_.connect();
-        connecting = false;
-      }
-      session_->call();
+      span = session_->call();
     } catch (const WrongReply& e) {
-      failure = e.what();
+      finish(intended.value_or(started), Clock::now(), Failure{ErrorKind::wrong_reply, e.what()});
+      return;
     } catch (const std::exception& e) {
-      failure = e.what();
-      kind = classify_failure(failure, connecting);
       session_.reset();  // the next call opens a new connection
+      finish(intended.value_or(started), Clock::now(),
+             Failure{classify_failure(e.what(), false), e.what()});
+      return;
     }
-    const auto done = Clock::now();
+    finish(intended.value_or(span.from), span.to, {});
+    if (*tally_.timed_from == '\0') {
+      tally_.timed_from = span.from_point;
+      tally_.timed_to = span.to_point;
+    }
+  }
+
+  // Opens a connection, timed apart from the calls. A connect that fails
+  // is a failed call, as its user would see it.
+  bool connect(std::optional<Clock::time_point> intended) {
+    const auto began = Clock::now();
+    try {
+      session_ = target_.connect();
+    } catch (const std::exception& e) {
+      finish(intended.value_or(began), Clock::now(),
+             Failure{classify_failure(e.what(), true), e.what()});
+      // A refused connect answers at once: do not spin on it.
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      return false;
+    }
+    ++tally_.connects;
+    tally_.connect_latency.record(ns_of(Clock::now() - began));
+    return true;
+  }
+
+  struct Failure {
+    ErrorKind kind;
+    std::string message;
+  };
+
+  // Counts a call sent at `sent` that ended at `done`: a success, or a
+  // failure (whatever the outcome, one past the timeout is a timeout).
+  void finish(Clock::time_point sent, Clock::time_point done, std::optional<Failure> failure) {
     const auto latency = done - sent;
     const std::size_t second = interval_of(start_, done, spec_.series_interval);
-    if (latency > spec_.timeout || !failure.empty()) {
+    if (latency > spec_.timeout || failure) {
       const auto offset = std::chrono::duration_cast<std::chrono::nanoseconds>(sent - start_);
       if (!tally_.first_failure_sent || offset < *tally_.first_failure_sent)
         tally_.first_failure_sent = offset;
       if (spec_.stop_on_failure) stop_ = true;
-    }
-    if (latency > spec_.timeout) {
-      tally_.add_error(ErrorKind::timeout, failure.empty() ? "a reply came after the timeout"
-                                                           : "after the timeout: " + failure);
+      if (latency > spec_.timeout)
+        tally_.add_error(ErrorKind::timeout, failure ? "after the timeout: " + failure->message
+                                                     : "a reply came after the timeout");
+      else
+        tally_.add_error(failure->kind, failure->message);
       count_at(tally_.failed_per_second, second);
-      return;
-    }
-    if (!failure.empty()) {
-      tally_.add_error(kind, failure);
-      count_at(tally_.failed_per_second, second);
-      // A refused connect answers at once: do not spin on it.
-      if (connecting) std::this_thread::sleep_for(std::chrono::milliseconds(1));
       return;
     }
     ++tally_.ok;
-    tally_.latency.record(static_cast<std::uint64_t>(
-        std::chrono::duration_cast<std::chrono::nanoseconds>(latency).count()));
+    tally_.latency.record(ns_of(latency));
     count_at(tally_.ok_per_second, second);
   }
 
@@ -198,6 +234,12 @@ void Tally::add_error(ErrorKind kind, const std::string& message) {
 void Tally::merge(const Tally& other) {
   latency.merge(other.latency);
   ok += other.ok;
+  connect_latency.merge(other.connect_latency);
+  connects += other.connects;
+  if (*timed_from == '\0') {
+    timed_from = other.timed_from;
+    timed_to = other.timed_to;
+  }
   if (other.first_failure_sent &&
       (!first_failure_sent || *other.first_failure_sent < *first_failure_sent))
     first_failure_sent = other.first_failure_sent;
@@ -218,6 +260,32 @@ std::uint64_t Tally::failed() const {
   return n;
 }
 
+CallSpan span_of(const Timeline& timeline, Clock::time_point before, Clock::time_point after) {
+  CallSpan span{before, after, "call_start", "call_end"};
+  // A point outside the call (a timeline left from an earlier one) is not
+  // this call's.
+  const auto point = [&](Mark m) -> std::optional<Clock::time_point> {
+    const Clock::time_point at{
+        std::chrono::duration_cast<Clock::duration>(std::chrono::nanoseconds(timeline[m]))};
+    if (timeline[m] == 0 || at < before || at > after) return std::nullopt;
+    return at;
+  };
+  if (const auto written = point(kRequestWritten)) {
+    span.from = *written;
+    span.from_point = "request_written";
+  } else if (const auto invoked = point(kInvoke)) {
+    span.from = *invoked;
+    span.from_point = "invoke";
+  }
+  if (const auto received = point(kResponseReceived); received && *received >= span.from) {
+    span.to = *received;
+    span.to_point = "response_received";
+  }
+  return span;
+}
+
+bool connects_in_first_call(const std::string& stack) { return stack == "xmlrpc-c"; }
+
 Target stack_target(const std::string& stack, const std::string& codec, const Endpoint& server,
                     const OperationChoice& operation) {
   const StackEntry& entry = find_stack(stack);
@@ -227,7 +295,8 @@ Target stack_target(const std::string& stack, const std::string& codec, const En
   return {stack + "/" + codec + " " + operation.label(),
           [&entry, server, codec, make_call]() -> std::unique_ptr<Session> {
             return std::make_unique<StackSession>(entry.connect(server, codec), make_call());
-          }};
+          },
+          connects_in_first_call(stack)};
 }
 
 Target echo_target(std::size_t bytes, std::optional<int> server_cpu) {
@@ -304,6 +373,7 @@ std::vector<RunResult> run_load(const std::vector<Target>& targets, const LoadSp
     r.label = targets[t].label;
     r.clients = spec.clients;
     r.overran = overran;
+    r.connects_in_first_call = targets[t].connects_in_first_call;
     r.started = start;
     r.elapsed_s = std::chrono::duration<double>(finished - start).count();
     for (int c = 0; c < spec.clients; ++c) r.tally.merge(loops[t * spec.clients + c]->tally());

@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "common/phases.h"
 #include "load/histogram.h"
 #include "load/operations.h"
 
@@ -40,20 +41,48 @@ class WrongReply : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-// One open connection: call() makes one verified call, throwing WrongReply
-// or the transport's error.
+using Clock = std::chrono::steady_clock;
+
+// What one call is timed over: from the moment its request's first byte is
+// handed to the kernel to the moment its reply's last byte has been read,
+// where the client marks them (common/phases.h), with the names of the
+// points that bound it.
+struct CallSpan {
+  Clock::time_point from, to;
+  const char* from_point = "";  // "request_written", "invoke" or "call_start"
+  const char* to_point = "";    // "response_received" or "call_end"
+};
+
+// A stack client's call span from its timeline: kRequestWritten, else
+// kInvoke (the stack marks no write: xmlrpc-c), else `before` (probes
+// off); kResponseReceived, else `after`. `before` and `after` are read
+// around the client's call.
+CallSpan span_of(const Timeline& timeline, Clock::time_point before, Clock::time_point after);
+
+// One open connection: call() makes one call and returns its span; the
+// reply is checked after the span ends (WrongReply), and a transport
+// failure throws the transport's error.
 class Session {
  public:
   virtual ~Session() = default;
-  virtual void call() = 0;
+  virtual CallSpan call() = 0;
 };
 
 // What the clients call. connect() opens a new connection (throws if it
-// cannot); a client reconnects after a failed call, as a user would.
+// cannot); a client connects before its first call, and again after a
+// failed call as a user would, each connect timed apart from the calls.
 struct Target {
   std::string label;
   std::function<std::unique_ptr<Session>()> connect;
+  // The client opens its TCP connection inside its first call (xmlrpc-c's
+  // libcurl connects lazily), so connect() makes only the client and the
+  // first call's span holds the TCP connect.
+  bool connects_in_first_call = false;
 };
+
+// Whether `stack`'s client connects in its first call rather than when
+// it is made (tests/load_test.cpp checks every stack's).
+bool connects_in_first_call(const std::string& stack);
 
 // A registered stack carrying `codec`, calling `operation` on `server`.
 Target stack_target(const std::string& stack, const std::string& codec, const Endpoint& server,
@@ -98,8 +127,15 @@ struct LoadSpec {
 
 // What one target saw in one run.
 struct Tally {
-  Histogram latency;  // ns of the calls that succeeded in time
+  Histogram latency;  // ns of the calls that succeeded in time (CallSpan)
   std::uint64_t ok = 0;
+  // Connections opened and the ns each connect took (failed ones are
+  // errors of their kind instead).
+  Histogram connect_latency;
+  std::uint64_t connects = 0;
+  // The points that bound the calls' spans (of the first that succeeded).
+  const char* timed_from = "";
+  const char* timed_to = "";
   std::array<std::uint64_t, kErrorKinds> errors{};
   std::array<std::string, kErrorKinds> first_error;  // one message per kind
   // Completed calls and failures per series interval since the start
@@ -119,6 +155,7 @@ struct RunResult {
   double elapsed_s = 0;
   std::chrono::steady_clock::time_point started;  // the run's clock starts here
   bool overran = false;                           // on_overrun had to run
+  bool connects_in_first_call = false;            // the target's (Target)
   Tally tally;
   double throughput() const { return elapsed_s > 0 ? tally.ok / elapsed_s : 0; }
 };

@@ -184,14 +184,14 @@ void print_e8(std::FILE* out, const std::vector<RunRecord>& records, const E8Pla
                "\nCPU %%: the server's user+system CPU over the step's wall time (100 = one vCPU); "
                "RSS: its largest sample in the step (MB); max users: the most served with no "
                "failed, dropped or late call ('>=' at the search's bound)\n\n");
-  std::fprintf(out, "%-18s %4s %8s %6s |", "protocol", "size", "calls", "failed");
+  std::fprintf(out, "%-18s %4s %3s %8s %6s |", "protocol", "size", "rep", "calls", "failed");
   for (const int u : kReportedUsers) std::fprintf(out, " cpu%%@%-3d", u);
   std::fprintf(out, " cpu%%@max |");
   for (const int u : kReportedUsers) std::fprintf(out, " rss@%-4d", u);
   std::fprintf(out, " rss@max | max users\n");
   for (const auto* r : e8) {
-    std::fprintf(out, "%-18s %4s %8llu %6llu |", protocol_of(*r).c_str(),
-                 ("x" + std::to_string(r->size_multiple)).c_str(),
+    std::fprintf(out, "%-18s %4s %3d %8llu %6llu |", protocol_of(*r).c_str(),
+                 ("x" + std::to_string(r->size_multiple)).c_str(), r->repetition,
                  static_cast<unsigned long long>(r->run.tally.ok),
                  static_cast<unsigned long long>(r->run.tally.failed()));
     for (const int u : kReportedUsers) {
@@ -208,12 +208,15 @@ void print_e8(std::FILE* out, const std::vector<RunRecord>& records, const E8Pla
                  r->max_users_at_bound ? ">=" : "", r->max_users,
                  r->run.overran ? " (overran: calls stuck past the timeout)" : "");
   }
-  // Over time: a row per user step, per size a column pair per protocol.
+  // Over time: a row per user step, per size a column pair per protocol;
+  // the first repetition's (the JSON has every one's).
   std::map<unsigned, std::vector<const RunRecord*>> by_size;
-  for (const auto* r : e8) by_size[r->size_multiple].push_back(r);
+  for (const auto* r : e8)
+    if (r->repetition == 0) by_size[r->size_multiple].push_back(r);
   for (const auto& [size, cells] : by_size) {
     std::fprintf(out,
-                 "\nE8 x%u over time: calls/s, server CPU %% and RSS MB per user step\n%5s %7s",
+                 "\nE8 x%u over time (repetition 0): calls/s, server CPU %% and RSS MB per user "
+                 "step\n%5s %7s",
                  size, "users", "from s");
     for (const auto* r : cells) std::fprintf(out, " | %-24s", protocol_of(*r).c_str());
     std::fprintf(out, "\n");

@@ -50,7 +50,8 @@ struct Options {
   int ramp_to = 0;
   int timeout_ms = 0;  // 0: the mode's default
   double max_time_s = 120;
-  int repeat = 3;
+  int repeat = 0;        // 0: the experiment's own count (E7 6, E8 3, else 1)
+  int primes = 100'000;  // E7: primes(N)
   std::size_t echo_bytes = 0;
   // E8
   std::string sizes = "x1,x10,x15,x20";
@@ -143,9 +144,16 @@ void verify(const std::vector<Target>& targets) {
   }
 }
 
-// Runs `spec` on every load, with the servers sampled; one record per load.
+// Which repetition of a run this is, of how many.
+struct Repetition {
+  int index = 0, count = 1;
+};
+
+// Runs `spec` once on every load against servers started for this run
+// alone (fresh processes: no repetition inherits another's state), with
+// the servers sampled; one record per load.
 std::vector<RunRecord> sampled_run(const Options& o, const std::vector<std::string>& loads,
-                                   LoadSpec spec, const Cpus& cpus, int repeat,
+                                   LoadSpec spec, const Cpus& cpus, Repetition repetition,
                                    const std::function<void(RunRecord&, std::size_t)>& label) {
   std::vector<std::string> stacks;
   for (const auto& l : loads) stacks.push_back(split_load(l).first);
@@ -160,43 +168,34 @@ std::vector<RunRecord> sampled_run(const Options& o, const std::vector<std::stri
   verify(targets);
   spec.on_overrun = [&servers] { servers.kill_all(); };
   spec.client_cpu = cpus.clients;
+  spec.seed = static_cast<std::uint64_t>(repetition.index + 1);
   std::vector<std::unique_ptr<UsageSampler>> samplers;
   for (std::size_t i = 0; i < loads.size(); ++i)
     samplers.push_back(servers.process(i)
                            ? std::make_unique<UsageSampler>(servers.process(i)->pid(),
                                                             std::chrono::milliseconds(100))
                            : nullptr);
-  std::vector<RunResult> merged;
   const double driver_cpu_before = process_cpu_s();
-  for (int r = 0; r < repeat; ++r) {
-    spec.seed = static_cast<std::uint64_t>(r + 1);
-    auto results = run_load(targets, spec);
-    if (merged.empty()) {
-      merged = std::move(results);
-      continue;
-    }
-    for (std::size_t t = 0; t < results.size(); ++t) {
-      merged[t].tally.merge(results[t].tally);
-      merged[t].elapsed_s += results[t].elapsed_s;
-      merged[t].overran = merged[t].overran || results[t].overran;
-    }
-  }
-  // The driver's own CPU (its clients' calls, verification, bookkeeping),
-  // per call over every target of the run.
+  auto results = run_load(targets, spec);
+  // The driver's own CPU (its clients' calls and checks, bookkeeping), per
+  // call over every target of the run.
   const double driver_cpu_s = process_cpu_s() - driver_cpu_before;
   std::uint64_t calls = 0;
-  for (const auto& r : merged) calls += r.tally.ok + r.tally.failed();
+  for (const auto& r : results) calls += r.tally.ok + r.tally.failed();
   std::vector<RunRecord> records;
-  for (std::size_t t = 0; t < merged.size(); ++t) {
+  for (std::size_t t = 0; t < results.size(); ++t) {
     RunRecord record;
     record.driver_cpu_ms_per_call = calls > 0 ? driver_cpu_s * 1e3 / static_cast<double>(calls) : 0;
-    record.run = std::move(merged[t]);
+    record.run = std::move(results[t]);
     record.requests_per_client = spec.requests_per_client;
     record.rate = spec.rate;
     record.placement = cpus.describe();
     record.series_interval_s = std::chrono::duration<double>(spec.series_interval).count();
+    record.repetition = repetition.index;
+    record.repetitions = repetition.count;
     const std::size_t server_index = t - (o.echo_bytes > 0 ? 1 : 0);
     if (t >= (o.echo_bytes > 0 ? 1u : 0u) && samplers[server_index]) {
+      record.server_pid = servers.process(server_index)->pid();
       record.samples_offset_s =
           std::chrono::duration<double>(record.run.started - samplers[server_index]->start())
               .count();
@@ -209,32 +208,48 @@ std::vector<RunRecord> sampled_run(const Options& o, const std::vector<std::stri
   return records;
 }
 
+// Repetitions of every E7 cell and every E8 protocol x size unless
+// --repeat says otherwise: each an independent run (servers of its own),
+// so the spread of their results is the unit of an interval.
+constexpr int kE7Repetitions = 6;
+constexpr int kE8Repetitions = 3;
+
+int repetitions(const Options& o, int experiment_default) {
+  return o.repeat > 0 ? o.repeat : experiment_default;
+}
+
 std::vector<RunRecord> run_e7(Options o, const Cpus& cpus) {
-  o.operation = "primes:100000";
+  o.operation = "primes:" + std::to_string(o.primes);
   o.echo_bytes = 0;
   const std::vector<std::pair<std::string, std::vector<std::string>>> columns = {
       {"SOAP", {"gsoap/soap"}},
       {"REST", {"beast/json"}},
       {"SOAP+REST", {"gsoap/soap", "beast/json"}}};
+  const int count = repetitions(o, kE7Repetitions);
   std::vector<RunRecord> records;
-  for (const auto& [column, loads] : columns) {
-    for (const auto& [threads, calls] : kE7Shapes) {
-      LoadSpec spec;
-      spec.clients = threads;
-      spec.requests_per_client = static_cast<std::uint64_t>(calls);
-      // 40 primes(100000) calls queue on one server vCPU for seconds (the
-      // paper saw 30-260 s under Java): a 5 s timeout would hide the very
-      // latency E7 measures.
-      spec.timeout = std::chrono::milliseconds(o.timeout_ms > 0 ? o.timeout_ms : 60'000);
-      spec.max_time = std::chrono::milliseconds(static_cast<long>(o.max_time_s * 1000));
-      const std::string shape = std::to_string(threads) + "x" + std::to_string(calls);
-      auto cell = sampled_run(o, loads, spec, cpus, o.repeat, [&](RunRecord& r, std::size_t) {
-        r.experiment = "E7";
-        r.column = column;
-        r.shape = shape;
-        r.mode = loads.size() > 1 ? "mixed" : "closed";
-      });
-      for (auto& r : cell) records.push_back(std::move(r));
+  // Every cell's repetition r before any cell's r + 1: a drift of the
+  // machine over the experiment falls on all cells alike.
+  for (int r = 0; r < count; ++r) {
+    for (const auto& [column, loads] : columns) {
+      for (const auto& [threads, calls] : kE7Shapes) {
+        LoadSpec spec;
+        spec.clients = threads;
+        spec.requests_per_client = static_cast<std::uint64_t>(calls);
+        // 40 primes(100000) calls queue on one server vCPU for seconds (the
+        // paper saw 30-260 s under Java): a 5 s timeout would hide the very
+        // latency E7 measures.
+        spec.timeout = std::chrono::milliseconds(o.timeout_ms > 0 ? o.timeout_ms : 60'000);
+        spec.max_time = std::chrono::milliseconds(static_cast<long>(o.max_time_s * 1000));
+        const std::string shape = std::to_string(threads) + "x" + std::to_string(calls);
+        auto cell =
+            sampled_run(o, loads, spec, cpus, {r, count}, [&](RunRecord& record, std::size_t) {
+              record.experiment = "E7";
+              record.column = column;
+              record.shape = shape;
+              record.mode = loads.size() > 1 ? "mixed" : "closed";
+            });
+        for (auto& record : cell) records.push_back(std::move(record));
+      }
     }
   }
   return records;
@@ -281,27 +296,37 @@ std::vector<RunRecord> run_e8(Options o, const Cpus& cpus, const E8Plan& plan) {
   // A server checks its database before it serves: x20's took up to 3 s.
   o.server_startup_s = 120;
   std::vector<RunRecord> records;
-  for (const unsigned size : parse_sizes(o.sizes)) {
+  const auto sizes = parse_sizes(o.sizes);
+  for (const unsigned size : sizes) {
     wsb::DictionaryOptions dictionary;
     dictionary.size_multiple = size;
     dictionary.cache_dir = o.dictionary_dir;
     // Built here if missing, so no server's figures carry a build.
     std::fprintf(stderr, "wsbench-load: dictionary x%u: %s\n", size,
                  wsb::Dictionary(dictionary).how_opened().c_str());
-    o.server_args = {"--dictionary-size=x" + std::to_string(size)};
-    if (!o.dictionary_dir.empty()) o.server_args.push_back("--dictionary-dir=" + o.dictionary_dir);
-    o.operation = "dictionary:x" + std::to_string(size) + ":" + std::to_string(plan.define_percent);
-    for (const auto& load : loads) {
-      auto cell = sampled_run(o, {load}, spec, cpus, 1, [&](RunRecord& r, std::size_t) {
-        r.experiment = "E8";
-        r.mode = "ramp";
-        r.column = load;
-        r.shape = "x" + std::to_string(size);
-        r.size_multiple = size;
-      });
-      for (auto& r : cell) {
-        add_e8_steps(r, plan);
-        records.push_back(std::move(r));
+  }
+  const int count = repetitions(o, kE8Repetitions);
+  // Every protocol x size's repetition r before any one's r + 1, as E7's.
+  for (int r = 0; r < count; ++r) {
+    for (const unsigned size : sizes) {
+      o.server_args = {"--dictionary-size=x" + std::to_string(size)};
+      if (!o.dictionary_dir.empty())
+        o.server_args.push_back("--dictionary-dir=" + o.dictionary_dir);
+      o.operation =
+          "dictionary:x" + std::to_string(size) + ":" + std::to_string(plan.define_percent);
+      for (const auto& load : loads) {
+        auto cell =
+            sampled_run(o, {load}, spec, cpus, {r, count}, [&](RunRecord& record, std::size_t) {
+              record.experiment = "E8";
+              record.mode = "ramp";
+              record.column = load;
+              record.shape = "x" + std::to_string(size);
+              record.size_multiple = size;
+            });
+        for (auto& record : cell) {
+          add_e8_steps(record, plan);
+          records.push_back(std::move(record));
+        }
       }
     }
   }
@@ -335,7 +360,15 @@ std::vector<RunRecord> run_plain(const Options& o, const Cpus& cpus) {
     r.mode = mode;
     r.shape = "c=" + std::to_string(r.run.clients);
   };
-  if (o.search.empty()) return sampled_run(o, o.loads, spec, cpus, 1, label);
+  if (o.search.empty()) {
+    std::vector<RunRecord> records;
+    const int count = repetitions(o, 1);
+    for (int r = 0; r < count; ++r)
+      for (auto& record : sampled_run(o, o.loads, spec, cpus, {r, count}, label))
+        records.push_back(std::move(record));
+    return records;
+  }
+  if (o.repeat > 1) throw std::invalid_argument("--repeat does not apply to --search");
 
   // FIRST:STEP:LAST; each step a fresh server, so one failure cannot leak.
   int first = 0, step = 0, last = 0;
@@ -349,7 +382,7 @@ std::vector<RunRecord> run_plain(const Options& o, const Cpus& cpus) {
   int max_clean = 0;
   for (int clients = first; clients <= last; clients += step) {
     spec.clients = clients;
-    auto step_records = sampled_run(o, o.loads, spec, cpus, 1, [&](RunRecord& r, std::size_t) {
+    auto step_records = sampled_run(o, o.loads, spec, cpus, {}, [&](RunRecord& r, std::size_t) {
       r.mode = "search";
       r.shape = "c=" + std::to_string(clients);
     });
@@ -393,7 +426,10 @@ int main(int argc, char** argv) {
       "a reply later than this is a timeout (default 5000; E7: 60000)")(
       "max-time", po::value(&o.max_time_s)->default_value(o.max_time_s),
       "hard bound on one run, seconds")("repeat", po::value(&o.repeat)->default_value(o.repeat),
-                                        "repetitions of each E7 cell")(
+                                        "repetitions, each against servers of its own and its "
+                                        "own record (0: E7 6, E8 3, other runs 1)")(
+      "primes", po::value(&o.primes)->default_value(o.primes),
+      "E7: the primes each call asks for (the paper's 100000)")(
       "echo", po::value(&o.echo_bytes),
       "BYTES: also load a raw TCP echo of this size (the driver's ceiling)")(
       "target", po::value(&o.targets)->composing(),
@@ -434,7 +470,8 @@ int main(int argc, char** argv) {
     // E8 loads its protocols one after another, the others at once.
     if (o.loads.size() > 2 && o.experiment != "E8")
       throw std::invalid_argument("at most two --load at once");
-    if (o.repeat < 1) throw std::invalid_argument("--repeat must be at least 1");
+    if (o.repeat < 0) throw std::invalid_argument("--repeat must be at least 1 (0: the default)");
+    if (o.primes < 1) throw std::invalid_argument("--primes must be at least 1");
     const wsb::Placement placement = wsb::parse_placement(o.placement);
     // "same" would put the clients on the server's vCPU: not a load test.
     if (placement == wsb::Placement::same)
@@ -442,7 +479,9 @@ int main(int argc, char** argv) {
     const Cpus cpus = sysconf(_SC_NPROCESSORS_ONLN) >= 2 && placement == wsb::Placement::split
                           ? Cpus{wsb::client_cpu(placement), wsb::server_cpu(placement)}
                           : Cpus{};
-    wsb::set_probes_enabled(false);
+    // The clients' points bound each call's timed span (CallSpan). No
+    // server runs in this process, so a point costs one clock read.
+    wsb::set_probes_enabled(true);
     auto context = wsb::environment(command_line);
     context.emplace_back("load_placement", cpus.describe());
     const std::optional<E8Plan> e8 =

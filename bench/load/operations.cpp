@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <memory>
+#include <optional>
 #include <random>
 #include <stdexcept>
 #include <utility>
@@ -34,13 +35,13 @@ CallFactory payload_call(const std::string& argument, const std::string& codec, 
   const DoubleFidelity fidelity = find_codec(codec).make()->double_fidelity();
   return [spec, expected, fidelity, echo]() -> Call {
     auto out = std::make_shared<Payload>();
-    return [spec, expected, fidelity, out, echo](Client& client) {
-      if (echo)
-        client.echo(*expected, *out);
-      else
-        client.get(spec, *out);
-      return describe_difference(*expected, *out, fidelity);
-    };
+    return {[spec, expected, out, echo](Client& client) {
+              if (echo)
+                client.echo(*expected, *out);
+              else
+                client.get(spec, *out);
+            },
+            [expected, fidelity, out] { return describe_difference(*expected, *out, fidelity); }};
   };
 }
 
@@ -60,15 +61,24 @@ CallFactory dictionary_calls(const DictionaryMix& mix) {
   return [entries = std::shared_ptr<const std::vector<Entry>>(entries), connections,
           define_percent]() -> Call {
     auto random = std::make_shared<std::mt19937_64>(connections->fetch_add(1) + 1);
-    return [entries, random, define_percent](Client& client) {
-      const auto& [word, definition] = (*entries)[(*random)() % entries->size()];
-      if ((*random)() % 100 >= define_percent) {
-        client.put(word, definition);
-        return std::string();
-      }
-      return client.define(word) == definition ? std::string()
-                                               : "define " + word + ": the definition differs";
-    };
+    // The entry the last call used and what define returned (put: nothing
+    // to check).
+    auto last = std::make_shared<std::pair<const Entry*, std::optional<std::string>>>();
+    return {[entries, random, define_percent, last](Client& client) {
+              const Entry& entry = (*entries)[(*random)() % entries->size()];
+              last->first = &entry;
+              last->second.reset();
+              if ((*random)() % 100 >= define_percent)
+                client.put(entry.first, entry.second);
+              else
+                last->second = client.define(entry.first);
+            },
+            [last] {
+              const auto& [entry, defined] = *last;
+              return !defined || *defined == entry->second
+                         ? std::string()
+                         : "define " + entry->first + ": the definition differs";
+            }};
   };
 }
 
@@ -93,10 +103,12 @@ const std::vector<Operation>& all_operations() {
       {"ping", "none", "",
        [](const std::string&, const std::string&) -> CallFactory {
          return [] {
-           return [](Client& client) {
-             const std::string reply = client.ping();
-             return reply == kPingReply ? std::string() : "ping returned '" + reply + "'";
-           };
+           auto reply = std::make_shared<std::string>();
+           return Call{[reply](Client& client) { *reply = client.ping(); },
+                       [reply] {
+                         return *reply == kPingReply ? std::string()
+                                                     : "ping returned '" + *reply + "'";
+                       }};
          };
        }},
       {"primes", "n: the reply lists the first n primes (E7: 100000)", "100000",
@@ -104,9 +116,11 @@ const std::vector<Operation>& all_operations() {
          const std::uint32_t n = parse_count(argument);
          auto expected = std::make_shared<const std::string>(Service().primes(n));
          return [n, expected] {
-           return [n, expected](Client& client) {
-             return client.primes(n) == *expected ? std::string() : "primes reply differs";
-           };
+           auto reply = std::make_shared<std::string>();
+           return Call{[n, reply](Client& client) { *reply = client.primes(n); },
+                       [expected, reply] {
+                         return *reply == *expected ? std::string() : "primes reply differs";
+                       }};
          };
        }},
       {"echo", "a payload label (ints/200, message-a): sent and returned", "ints/200",

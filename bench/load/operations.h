@@ -12,10 +12,14 @@
 
 namespace wsb::load {
 
-// One call on a connected client: makes the request and returns "" if the
-// reply is right, else what differs. Transport and protocol failures throw
-// (CallError).
-using Call = std::function<std::string(Client&)>;
+// One call on a connected client, in two parts so that the check stays
+// out of the timed span: `send` makes the request and keeps the reply
+// (transport and protocol failures throw, CallError); `check` then returns
+// "" if the reply is right, else what differs.
+struct Call {
+  std::function<void(Client&)> send;
+  std::function<std::string()> check;
+};
 // Makes the call for one connection: what the check needs is shared, the
 // reply lands in state of the connection's own.
 using CallFactory = std::function<Call()>;

@@ -55,18 +55,21 @@ std::string cell(double value, int width, int decimals) {
 }
 
 void print_runs(std::FILE* out, const std::vector<RunRecord>& records) {
-  std::fprintf(out, "%-36s %-8s %7s %9s %6s %8s %8s %8s %8s %8s  %-10s %8s %9s %9s\n", "target",
-               "mode", "shape", "req/s", "n", "p50 ms", "p90 ms", "p99 ms", "p99.9", "max ms",
-               "errors", "drv cpu", "srv cpu", "rss MB");
+  std::fprintf(out, "%-36s %-8s %7s %3s %9s %6s %8s %8s %8s %8s %8s %5s %7s  %-10s %8s %9s %9s\n",
+               "target", "mode", "shape", "rep", "req/s", "n", "p50 ms", "p90 ms", "p99 ms",
+               "p99.9", "max ms", "conn", "conn ms", "errors", "drv cpu", "srv cpu", "rss MB");
   for (const auto& r : records) {
-    const auto& h = r.run.tally.latency;
-    std::fprintf(out, "%-36s %-8s %7s %9.0f %6llu %s %s %s %s %s  %-10s %s", r.run.label.c_str(),
-                 r.mode.c_str(), r.shape.c_str(), r.run.throughput(),
-                 static_cast<unsigned long long>(h.count()),
+    const auto& t = r.run.tally;
+    const auto& h = t.latency;
+    std::fprintf(out, "%-36s %-8s %7s %3d %9.0f %6llu %s %s %s %s %s %5llu %s  %-10s %s",
+                 r.run.label.c_str(), r.mode.c_str(), r.shape.c_str(), r.repetition,
+                 r.run.throughput(), static_cast<unsigned long long>(h.count()),
                  cell(ms(h.percentile(50)), 8, 3).c_str(), cell(ms(h.percentile(90)), 8, 3).c_str(),
                  cell(ms(h.percentile(99)), 8, 3).c_str(),
                  cell(ms(h.percentile(99.9)), 8, 3).c_str(), cell(max_ms(h), 8, 3).c_str(),
-                 errors_text(r.run.tally).c_str(), cell(r.driver_cpu_ms_per_call, 8, 4).c_str());
+                 static_cast<unsigned long long>(t.connects),
+                 cell(ms(t.connect_latency.mean()), 7, 3).c_str(), errors_text(t).c_str(),
+                 cell(r.driver_cpu_ms_per_call, 8, 4).c_str());
     if (r.server)
       std::fprintf(out, " %s ms %4.1f/%4.1f\n", cell(cpu_ms_per_request(r), 6, 3).c_str(),
                    static_cast<double>(r.server->steady_rss_kb) / 1024,
@@ -74,60 +77,107 @@ void print_runs(std::FILE* out, const std::vector<RunRecord>& records) {
     else
       std::fprintf(out, " %9s %9s\n", "-", "-");
     for (std::size_t k = 0; k < kErrorKinds; ++k)
-      if (!r.run.tally.first_error[k].empty())
+      if (!t.first_error[k].empty())
         std::fprintf(out, "    first %s: %s\n", error_kind_name(static_cast<ErrorKind>(k)),
-                     r.run.tally.first_error[k].c_str());
+                     t.first_error[k].c_str());
   }
-  std::fprintf(
-      out,
-      "(percentiles: nearest rank over n successful calls, - where n is too small; drv cpu, "
-      "srv cpu: driver's and server's user+system ms per call made; rss: server steady/peak MB)\n");
+  std::fprintf(out,
+               "(rep: the repetition, each against servers of its own; latency: from the "
+               "request's first byte written to the reply's last byte read (docs/load.md); "
+               "percentiles: nearest rank over n successful calls, - where n is too small; conn, "
+               "conn ms: connections opened and their mean connect time, apart from the calls; "
+               "drv cpu, srv cpu: driver's and server's user+system ms per call made; rss: server "
+               "steady/peak MB)\n");
 }
 
 void print_e7(std::FILE* out, const std::vector<RunRecord>& records) {
   // The paper's columns: each protocol alone, then each during the
-  // simultaneous run; one row per clients x calls shape.
+  // simultaneous run; one row per clients x calls shape; a cell's
+  // repetitions together.
   std::vector<std::string> shapes;
-  std::map<std::pair<std::string, std::string>, const RunRecord*> cells;
+  std::map<std::pair<std::string, std::string>, std::vector<const RunRecord*>> cells;
   std::uint64_t n_min = ~std::uint64_t{0}, n_max = 0;
+  int repetitions = 0;
+  std::string operation;  // "primes:100000"
   for (const auto& r : records) {
     if (r.experiment != "E7") continue;
+    operation = r.run.label.substr(r.run.label.find(' ') + 1);
     if (std::find(shapes.begin(), shapes.end(), r.shape) == shapes.end()) shapes.push_back(r.shape);
     const bool rest = r.run.label.starts_with("beast/");
     const bool simultaneous = r.column.find('+') != std::string::npos;
     const std::string column = std::string(rest ? "REST" : "SOAP") +
                                (simultaneous ? (rest ? " w/ SOAP" : " w/ REST") : "");
-    cells[{r.shape, column}] = &r;
+    cells[{r.shape, column}].push_back(&r);
     n_min = std::min(n_min, r.run.tally.latency.count());
     n_max = std::max(n_max, r.run.tally.latency.count());
+    repetitions = std::max(repetitions, r.repetitions);
   }
   if (shapes.empty()) return;
   const std::vector<std::string> columns = {"REST", "SOAP", "REST w/ SOAP", "SOAP w/ REST"};
-  using Figure = std::function<double(const RunRecord&)>;
-  struct Table {
-    std::string title;
-    Figure figure;
-    int decimals = 2;
+  using Runs = std::vector<const RunRecord*>;
+  // A figure over a cell's repetitions, as text.
+  using Figure = std::function<std::string(const Runs&)>;
+  constexpr int kWidth = 17;
+  enum class Over { mean, min, max, sum };
+  const auto over = [](const Runs& runs, const std::function<double(const RunRecord&)>& of,
+                       Over how) {
+    double sum = 0, lo = INFINITY, hi = -INFINITY;
+    for (const auto* r : runs) {
+      const double v = of(*r);
+      sum += v;
+      lo = std::min(lo, v);
+      hi = std::max(hi, v);
+    }
+    switch (how) {
+      case Over::mean:
+        return sum / static_cast<double>(runs.size());
+      case Over::min:
+        return lo;
+      case Over::max:
+        return hi;
+      case Over::sum:
+        break;
+    }
+    return sum;
   };
-  const std::vector<Table> tables = {
-      {"average (ms)", [](const RunRecord& r) { return ms(r.run.tally.latency.mean()); }},
-      {"min (ms)", [](const RunRecord& r) { return min_ms(r.run.tally.latency); }},
-      {"max (ms)", [](const RunRecord& r) { return max_ms(r.run.tally.latency); }},
+  const auto figure = [&](std::function<double(const RunRecord&)> of, Over how,
+                          int decimals = 2) -> Figure {
+    return [=](const Runs& runs) { return cell(over(runs, of, how), kWidth, decimals); };
+  };
+  const auto mean_ms = [](const RunRecord& r) { return ms(r.run.tally.latency.mean()); };
+  const std::vector<std::pair<std::string, Figure>> tables = {
+      {"average (ms)", figure(mean_ms, Over::mean)},
+      {"lowest-highest repetition",
+       [&](const Runs& runs) {
+         const std::string range = cell(over(runs, mean_ms, Over::min), 0, 2) + "-" +
+                                   cell(over(runs, mean_ms, Over::max), 0, 2);
+         return std::string(
+                    static_cast<std::size_t>(std::max(0, kWidth - static_cast<int>(range.size()))),
+                    ' ') +
+                range;
+       }},
+      {"min (ms)",
+       figure([](const RunRecord& r) { return min_ms(r.run.tally.latency); }, Over::min)},
+      {"max (ms)",
+       figure([](const RunRecord& r) { return max_ms(r.run.tally.latency); }, Over::max)},
       {"standard deviation (ms)",
-       [](const RunRecord& r) { return ms(r.run.tally.latency.stddev()); }},
-      {"server CPU per call (ms)", [](const RunRecord& r) { return cpu_ms_per_request(r); }},
-      {"failed calls", [](const RunRecord& r) { return static_cast<double>(r.run.tally.failed()); },
-       0},
+       figure([](const RunRecord& r) { return ms(r.run.tally.latency.stddev()); }, Over::mean)},
+      {"server CPU per call (ms)", figure(cpu_ms_per_request, Over::mean, 3)},
+      {"failed calls",
+       figure([](const RunRecord& r) { return static_cast<double>(r.run.tally.failed()); },
+              Over::sum, 0)},
   };
   const std::string n =
       n_min == n_max ? std::to_string(n_min) : std::to_string(n_min) + "-" + std::to_string(n_max);
   std::fprintf(out,
-               "\nE7: primes(100000), shape = threads x requests per thread; n = %s successful "
-               "calls per cell\n",
-               n.c_str());
-  for (const auto& [title, figure, decimals] : tables) {
+               "\nE7: %s, shape = threads x requests per thread; n = %s successful calls per "
+               "repetition, %d repetitions per cell, each against servers of its own; average: "
+               "the mean of the repetitions' means; standard deviation: within a repetition "
+               "(the paper's), the mean over repetitions; min, max: over all\n",
+               operation.c_str(), n.c_str(), repetitions);
+  for (const auto& [title, show] : tables) {
     std::fprintf(out, "\n%-28s", title.c_str());
-    for (const auto& column : columns) std::fprintf(out, " %13s", column.c_str());
+    for (const auto& column : columns) std::fprintf(out, " %*s", kWidth, column.c_str());
     std::fprintf(out, "\n");
     for (const auto& shape : shapes) {
       std::fprintf(out, "%-28s", shape.c_str());
@@ -135,7 +185,7 @@ void print_e7(std::FILE* out, const std::vector<RunRecord>& records) {
         const auto it = cells.find({shape, column});
         std::fprintf(
             out, " %s",
-            cell(it == cells.end() ? kNotReported : figure(*it->second), 13, decimals).c_str());
+            it == cells.end() ? cell(kNotReported, kWidth, 0).c_str() : show(it->second).c_str());
       }
       std::fprintf(out, "\n");
     }
@@ -180,6 +230,10 @@ std::string write_json(const std::filesystem::path& file, const ContextPairs& co
       w.String(r.shape.c_str());
       w.Key("column");
       w.String(r.column.c_str());
+      w.Key("repetition");
+      w.Int(r.repetition);
+      w.Key("repetitions");
+      w.Int(r.repetitions);
       w.Key("clients");
       w.Int(r.run.clients);
       w.Key("requests_per_client");
@@ -191,6 +245,22 @@ std::string write_json(const std::filesystem::path& file, const ContextPairs& co
       w.Uint64(h.count());
       w.Key("overran");
       w.Bool(r.run.overran);
+      // The span each call is timed over (CallSpan): its first and last point.
+      w.Key("timed_span");
+      if (*t.timed_from != '\0')
+        w.String((std::string(t.timed_from) + ".." + t.timed_to).c_str());
+      else
+        w.Null();  // no call succeeded
+      w.Key("connects");
+      w.Uint64(t.connects);
+      w.Key("connect_ms");
+      w.StartObject();
+      number("mean", ms(t.connect_latency.mean()));
+      number("p50", ms(t.connect_latency.percentile(50)));
+      number("max", max_ms(t.connect_latency));
+      w.EndObject();
+      w.Key("connects_in_first_call");
+      w.Bool(r.run.connects_in_first_call);
       w.Key("latency_ms");
       w.StartObject();
       number("mean", ms(h.mean()));
@@ -253,6 +323,11 @@ std::string write_json(const std::filesystem::path& file, const ContextPairs& co
       w.Key("placement");
       w.String(r.placement.c_str());
       number("driver_cpu_ms_per_call", r.driver_cpu_ms_per_call);
+      w.Key("server_pid");
+      if (r.server_pid)
+        w.Int(*r.server_pid);
+      else
+        w.Null();
       if (r.server) {
         w.Key("server");
         w.StartObject();

@@ -2,6 +2,8 @@
 // tables and written as JSON with the run's context (harness/environment).
 #pragma once
 
+#include <sys/types.h>
+
 #include <cstdio>
 #include <filesystem>
 #include <optional>
@@ -32,7 +34,12 @@ struct RunRecord {
   std::uint64_t requests_per_client = 0;
   double rate = 0;
   RunResult run;
+  // Which repetition of its cell the run is (0-based), of how many; each
+  // ran against servers of its own.
+  int repetition = 0;
+  int repetitions = 1;
   std::optional<ServerFigures> server;  // when the driver started the server
+  std::optional<pid_t> server_pid;      // likewise
   // The server's samples, for CPU and RSS over time (a ramp's figures).
   std::vector<UsageSampler::Sample> server_samples;
   std::string placement;  // "driver cpu 0, server cpu 1"
@@ -56,8 +63,8 @@ struct RunRecord {
 void print_runs(std::FILE* out, const std::vector<RunRecord>& records);
 
 // E7 as the paper lays it out: a row per clients x calls shape, per column
-// the average, min, max and standard deviation (ms) and the server's CPU
-// time per request.
+// the average (the mean of the repetitions' means, and their range), min,
+// max and standard deviation (ms) and the server's CPU time per request.
 void print_e7(std::FILE* out, const std::vector<RunRecord>& records);
 
 // The records as JSON beside the context; the aftermath is added after.

@@ -386,6 +386,11 @@ def decide(row, results):
         one = f"one stack, {stacks.pop()}" if stacks else "codec rows, no HTTP stack"
         return {"lib": lib, "common": f"not needed ({one})", "who": f"protocol ({one})",
                 "evidence": evidence, "interval": interval}
+    if re.search(r"\be[78]\(", rule):
+        why = ("not run: wsbench-load's E7 and E8 load each library's own server; the common "
+               "transport's servers are not in those runs")
+        return {"lib": lib, "common": why, "who": "undetermined (library stacks only)",
+                "evidence": evidence, "interval": interval}
     common_ctx = ClaimContext(results)
     common, common_evidence, common_x = common_ctx.evaluate(to_common(rule))
     return {"lib": lib, "common": common, "who": attribution(lib, common, lib_x, common_x),

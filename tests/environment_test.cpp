@@ -216,6 +216,66 @@ TEST(Environment, GitStateOfACheckout) {
   const GitState dirty = git_state(repo.path);
   EXPECT_EQ(dirty.commit, clean.commit);
   EXPECT_EQ(dirty.dirty, "true");
+  // A directory inside a checkout is no checkout of its own: a tarball
+  // unpacked inside another repository must not take that one's commit.
+  repo.write("inner/file", "three\n");
+  const GitState inner = git_state(repo.path / "inner");
+  EXPECT_EQ(inner.commit, "unknown");
+  EXPECT_EQ(inner.dirty, "unknown");
+}
+
+const GitState kBuilt{"1111111111111111111111111111111111111111", "false"};
+
+TEST(Provenance, AgreeingBuildAndCheckoutGiveNoWarning) {
+  const Provenance p = provenance(kBuilt, kBuilt);
+  EXPECT_EQ(p.warning, "");
+  const auto context = as_map(p.pairs);
+  EXPECT_EQ(context.size(), 4u);
+  EXPECT_EQ(context.at("source_git_commit"), kBuilt.commit);
+  EXPECT_EQ(context.at("source_git_dirty"), "false");
+  EXPECT_EQ(context.at("checkout_git_commit"), kBuilt.commit);
+  EXPECT_EQ(context.at("checkout_git_dirty"), "false");
+  // A binary run away from its source (no checkout to read) keeps its stamp.
+  EXPECT_EQ(provenance(kBuilt, {"unknown", "unknown"}).warning, "");
+}
+
+TEST(Provenance, AMovedCheckoutIsNamedInTheWarning) {
+  const GitState moved{"2222222222222222222222222222222222222222", "true"};
+  const Provenance p = provenance(kBuilt, moved);
+  const auto context = as_map(p.pairs);
+  EXPECT_EQ(context.at("source_git_commit"), kBuilt.commit);
+  EXPECT_EQ(context.at("checkout_git_commit"), moved.commit);
+  EXPECT_EQ(context.at("checkout_git_dirty"), "true");
+  ASSERT_EQ(context.count("provenance_warning"), 1u);
+  EXPECT_EQ(context.at("provenance_warning"), p.warning);
+  EXPECT_NE(p.warning.find("built from " + kBuilt.commit + " (clean)"), std::string::npos)
+      << p.warning;
+  EXPECT_NE(p.warning.find("at " + moved.commit + " (with uncommitted changes)"), std::string::npos)
+      << p.warning;
+}
+
+TEST(Provenance, ChangesMadeAfterTheBuildAreAMismatchToo) {
+  const GitState edited{kBuilt.commit, "true"};
+  EXPECT_NE(provenance(kBuilt, edited).warning, "");
+  EXPECT_NE(provenance(edited, kBuilt).warning, "");
+}
+
+TEST(Provenance, ABuildOutsideGitSaysItsCommitIsUnknown) {
+  const Provenance p = provenance({"unknown", "unknown"}, kBuilt);
+  EXPECT_EQ(as_map(p.pairs).at("source_git_commit"), "unknown");
+  EXPECT_NE(p.warning.find("built outside a git checkout"), std::string::npos) << p.warning;
+  EXPECT_NE(provenance({"unknown", "unknown"}, {"unknown", "unknown"}).warning, "");
+}
+
+// The stamp linked into this binary against what git said in the same
+// build, asked another way (tests/CMakeLists.txt writes the file with
+// rev-parse and git diff --quiet, not SourceStamp.cmake's status).
+TEST(Provenance, StampIsTheCommitAndStateOfTheBuild) {
+  std::ifstream in(WSBENCH_EXPECTED_SOURCE);
+  std::string commit, dirty;
+  ASSERT_TRUE(in >> commit >> dirty) << "cannot read " << WSBENCH_EXPECTED_SOURCE;
+  EXPECT_EQ(built_source().commit, commit);
+  EXPECT_EQ(built_source().dirty, dirty);
 }
 
 TEST(Environment, EnvironmentBytesFollowTheEnvironment) {

@@ -637,6 +637,10 @@ void guarded_rtt(benchmark::State& state, const RttCase& c) {
   }
 }
 
+const std::vector<StackEntry>& stacks_of(const RttOptions& options) {
+  return options.stacks != nullptr ? *options.stacks : all_stacks();
+}
+
 std::vector<RttCase> rtt_cases(const RttOptions& options) {
   const bool full = options.sweep == Sweep::full;
   const std::vector<PayloadSpec> messages = {{Kind::message_a, 100}, {Kind::message_b, 128 * 1024}};
@@ -655,7 +659,7 @@ std::vector<RttCase> rtt_cases(const RttOptions& options) {
   }
   std::vector<RttCase> cases;
   for (const Placement placement : options.placements) {
-    for (const auto& stack : all_stacks()) {
+    for (const auto& stack : stacks_of(options)) {
       for (const auto& codec : stack.codecs) {
         auto add = [&](Op op, PayloadSpec spec = {}, std::uint32_t n = 0) {
           cases.push_back(RttCase{&stack, codec, op, spec, n, placement, options.dictionary_size});
@@ -849,7 +853,7 @@ int print_wire_sizes(const RttOptions& options) {
     std::printf("\nBytes on the wire, %s (HTTP total / body; measured on the socket)\n",
                 spec.label().c_str());
     std::printf("%-22s %-10s %17s %17s\n", "stack/codec", "operation", "request", "response");
-    for (const auto& stack : all_stacks()) {
+    for (const auto& stack : stacks_of(options)) {
       for (const auto& codec : stack.codecs) {
         for (const Op op :
              {Op::register_client, Op::send, Op::receive, Op::unregister, Op::ping, Op::echo}) {

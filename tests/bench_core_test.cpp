@@ -1,7 +1,8 @@
 // bench's own core against the faults it guards: a codec and a stack that
 // answer wrong (registered here, not in the shipped registries) make their
-// cases skip through the real registration instead of being timed;
-// --wire-sizes reports the bytes of a request written out here by hand.
+// cases skip through the real registration instead of being timed; a round
+// trip collects its 200 samples; --wire-sizes reports the bytes of a request
+// written out here by hand.
 #include <benchmark/benchmark.h>
 #include <gtest/gtest.h>
 
@@ -140,6 +141,21 @@ TEST(FaultyStack, ItsRoundTripSkipsWithVerificationFailed) {
     EXPECT_TRUE(row.skipped) << row.name << " was timed";
     EXPECT_NE(row.message.find("verification failed: ping returned 'qong'"), std::string::npos)
         << row.name << ": " << row.message;
+  }
+}
+
+// A round trip gets 200 timed calls in every repetition when 2 s allow
+// them (README "Round trips"), the fast ones too, which min_time alone
+// would leave to the luck of its trials: ping is each stack's fastest call.
+TEST(RoundTripSamples, EveryRepetitionHasAtLeast200Calls) {
+  bench::RttOptions options;
+  const auto rows = run_cases("^rtt/(beast/json|gsoap/soap|xmlrpc-c/xmlrpc)/ping/same",
+                              [&] { bench::register_rtt_benchmarks(options); });
+  ASSERT_EQ(rows.size(), 6u) << "three cases, two repetitions each";
+  for (const auto& row : rows) {
+    EXPECT_FALSE(row.skipped) << row.name << ": " << row.message;
+    EXPECT_GE(row.n, 200) << row.name;
+    EXPECT_NE(row.name.find("/iterations:200/"), std::string::npos) << row.name;
   }
 }
 

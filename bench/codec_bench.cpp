@@ -244,6 +244,11 @@ constexpr std::int64_t kConsumingUnbindIterations = 200;
 
 void register_codec_benchmarks(Sweep sweep, Strings strings, std::int64_t iterations,
                                Allocation allocation) {
+  register_codec_benchmarks(all_codecs(), sweep, strings, iterations, allocation);
+}
+
+void register_codec_benchmarks(const std::vector<CodecEntry>& codecs, Sweep sweep, Strings strings,
+                               std::int64_t iterations, Allocation allocation) {
   const auto payloads = codec_payloads(sweep, strings);
   for (const auto& spec : payloads) {
     auto* b = benchmark::RegisterBenchmark(("memcpy/" + spec.label()).c_str(),
@@ -252,7 +257,7 @@ void register_codec_benchmarks(Sweep sweep, Strings strings, std::int64_t iterat
   }
   for (const Step step :
        {Step::encode, Step::decode, Step::bind, Step::write, Step::read, Step::unbind}) {
-    for (const auto& entry : all_codecs()) {
+    for (const auto& entry : codecs) {
       const StageInfo info = stage_info(entry);
       if (is_stage(step) && !stage_available(info, step)) continue;
       // Its encode is the other codec's, row for row.

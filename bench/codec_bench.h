@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include "common/codec.h"
 #include "sweep.h"
@@ -14,5 +15,9 @@ namespace wsb::bench {
 // generated strings; every codec runs with `allocation`.
 void register_codec_benchmarks(Sweep sweep, Strings strings, std::int64_t iterations,
                                Allocation allocation);
+// The same for `codecs` instead of every registered codec (tests pass their
+// own); they must outlive the run.
+void register_codec_benchmarks(const std::vector<CodecEntry>& codecs, Sweep sweep, Strings strings,
+                               std::int64_t iterations, Allocation allocation);
 
 }  // namespace wsb::bench

@@ -28,11 +28,9 @@
 #include "harness/tcp_floor.h"
 #include "payload_cache.h"
 
-// Google Benchmark 1.7 defines these flags in its library without
-// declaring them in its header. 1.8 made min_time a string, which is
-// another symbol: an upgrade fails to link here rather than misreading it.
+// Google Benchmark 1.7 defines this flag in its library without declaring
+// it in its header.
 namespace benchmark {
-extern double FLAGS_benchmark_min_time;
 extern bool FLAGS_benchmark_list_tests;
 }  // namespace benchmark
 
@@ -637,6 +635,10 @@ void guarded_rtt(benchmark::State& state, const RttCase& c) {
   }
 }
 
+const std::vector<StackEntry>& stacks_of(const RttOptions& options) {
+  return options.stacks != nullptr ? *options.stacks : all_stacks();
+}
+
 std::vector<RttCase> rtt_cases(const RttOptions& options) {
   const bool full = options.sweep == Sweep::full;
   const std::vector<PayloadSpec> messages = {{Kind::message_a, 100}, {Kind::message_b, 128 * 1024}};
@@ -655,7 +657,7 @@ std::vector<RttCase> rtt_cases(const RttOptions& options) {
   }
   std::vector<RttCase> cases;
   for (const Placement placement : options.placements) {
-    for (const auto& stack : all_stacks()) {
+    for (const auto& stack : stacks_of(options)) {
       for (const auto& codec : stack.codecs) {
         auto add = [&](Op op, PayloadSpec spec = {}, std::uint32_t n = 0) {
           cases.push_back(RttCase{&stack, codec, op, spec, n, placement, options.dictionary_size});
@@ -687,13 +689,14 @@ std::vector<RttCase> rtt_cases(const RttOptions& options) {
   return cases;
 }
 
-// Every round trip gets at least kMinSamples samples, or as many as
-// RttOptions::sampling_seconds of calls allow if fewer: enough for a p99. Google
-// Benchmark stops at min_time (a 5 ms call gets 20 samples in 0.1 s) and
-// takes a fixed count only at registration. So each case the filter
-// selects gets a short untimed pilot here, and a fixed ->Iterations() of
-// that many samples unless min_time clearly gives more. A fixed case's
-// name carries "/iterations:N", as any fixed count's does.
+// Every round trip gets kMinSamples samples, or as many as
+// RttOptions::sampling_seconds of calls allow if fewer: enough for a p99.
+// Google Benchmark's min_time promises no count: it reports the first trial
+// whose calls add up to min_time, so a burst of load during a trial of 100
+// calls reports 100 samples. A fixed count is taken only at registration;
+// so each case the filter selects gets a short untimed pilot here, and a
+// fixed ->Iterations() of that many samples. A fixed case's name carries
+// "/iterations:N", as any fixed count's does.
 constexpr std::int64_t kMinSamples = 200;
 constexpr std::size_t kPilotCalls = 10;
 constexpr std::int64_t kPilotBudgetNs = 250'000'000;
@@ -752,7 +755,7 @@ std::optional<double> pilot_call_ns(const RttCase& c) {
   return summarize(times).median;
 }
 
-// The fixed iteration count a case needs, or nullopt to leave it to min_time.
+// The fixed iteration count of a case, or nullopt to leave it to min_time.
 std::optional<std::int64_t> planned_iterations(const RttCase& c, const NameFilter& filter,
                                                double sampling_ns) {
   const std::string name = c.name();
@@ -767,10 +770,6 @@ std::optional<std::int64_t> planned_iterations(const RttCase& c, const NameFilte
   if (!call_ns || !(*call_ns > 0)) return std::nullopt;
   const std::int64_t n =
       std::clamp(static_cast<std::int64_t>(sampling_ns / *call_ns), std::int64_t{1}, kMinSamples);
-  // min_time alone gives at least min_time / (mean call) samples; 1.5x is
-  // the margin for the run's mean being above the pilot's median.
-  const double min_time_samples = benchmark::FLAGS_benchmark_min_time * 1e9 / *call_ns;
-  if (min_time_samples >= 1.5 * static_cast<double>(n)) return std::nullopt;
   if (!filter.selects(name + "/iterations:" + std::to_string(n) + "/manual_time")) {
     std::fprintf(stderr,
                  "bench: the filter excludes %s/iterations:%lld, so min_time alone sets its "
@@ -849,7 +848,7 @@ int print_wire_sizes(const RttOptions& options) {
     std::printf("\nBytes on the wire, %s (HTTP total / body; measured on the socket)\n",
                 spec.label().c_str());
     std::printf("%-22s %-10s %17s %17s\n", "stack/codec", "operation", "request", "response");
-    for (const auto& stack : all_stacks()) {
+    for (const auto& stack : stacks_of(options)) {
       for (const auto& codec : stack.codecs) {
         for (const Op op :
              {Op::register_client, Op::send, Op::receive, Op::unregister, Op::ping, Op::echo}) {

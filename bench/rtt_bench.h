@@ -37,6 +37,10 @@ struct RttOptions {
   double sampling_seconds = 2.0;
   // E8's definitions: size_multiple x 128 bytes (define and put rows).
   unsigned dictionary_size = 1;
+  // The stacks whose cases are registered and measured; null: every
+  // registered stack (all_stacks()). Tests pass their own; it must outlive
+  // the run.
+  const std::vector<StackEntry>* stacks = nullptr;
 };
 
 // Returns the sweep the round trips run: the full one when the filter

@@ -73,21 +73,27 @@ TEST_P(RoundTrip, DecodeOfEncodeIsIdentity) {
   EXPECT_EQ(describe_difference(payload_, decoded_again, fidelity), "");
 }
 
-// A bare Message encodes to the bytes of the Payload holding it (what the
-// beast client sends without copying the message into a Payload).
-TEST_P(RoundTrip, EncodeMessageIsEncodeOfItsPayload) {
+// A bare Message (what the beast client sends without copying it into a
+// Payload) encodes to bytes the decoder reads back as that message, and,
+// but for a multipart boundary drawn anew per message, to the bytes of the
+// Payload holding it. The decode is the check that can fail where both
+// encodes share one message writer (the default encode_message, json's and
+// xml's encode_model): comparing their bytes compares that writer with
+// itself.
+TEST_P(RoundTrip, EncodeMessageIsTheMessage) {
   const auto* message = std::get_if<Message>(&payload_);
   if (message == nullptr) GTEST_SKIP() << "not a message";
   if (const auto why = codec_->unsupported(payload_); !why.empty()) GTEST_SKIP() << why;
-  std::string whole, bare;
-  codec_->encode(payload_, whole);
+  const DoubleFidelity fidelity = codec_->double_fidelity();
+  std::string bare;
   codec_->encode_message(*message, bare);
-  if (std::get<0>(GetParam()) == "soap-mtom" || std::get<0>(GetParam()) == "soap-swa") {
-    // A fresh MIME boundary per message: compare the decoded messages.
-    Payload decoded;
-    codec_->decode(bare, decoded);
-    EXPECT_EQ(describe_difference(payload_, decoded), "");
-  } else {
+  const bool multipart = codec_->content_type().find("multipart") != std::string::npos;
+  Payload decoded;
+  ASSERT_NO_THROW(codec_->decode(bare, decoded));
+  EXPECT_EQ(describe_difference(payload_, decoded, fidelity), "");
+  if (!multipart) {
+    std::string whole;
+    codec_->encode(payload_, whole);
     EXPECT_EQ(bare, whole);
   }
 }
@@ -116,27 +122,44 @@ TEST_P(RoundTrip, FreshAllocationGivesTheSameBytesAndPayload) {
   }
 }
 
-TEST_P(RoundTrip, StagesComposeToTheWholeCodec) {
+// What the stage rows time: write repeated on one binding, unbind repeated
+// on one read (unless it consumes the read), each after another payload's
+// bind or read was replaced. Encode and decode need none of this (they bind
+// before every write, read before every unbind), and comparing them with
+// bind + write cannot show it: for most codecs they are bind + write.
+TEST_P(RoundTrip, StageRowsRepeatTheirStepOnOneRepresentation) {
   CodecStages* stages = codec_->stages();
   if (stages == nullptr) GTEST_SKIP() << "codec has no intermediate representation";
   if (const auto why = codec_->unsupported(payload_); !why.empty()) GTEST_SKIP() << why;
   const DoubleFidelity fidelity = codec_->double_fidelity();
-  std::string wire;
-  codec_->encode(payload_, wire);
+  const Payload other = std::holds_alternative<IntArray>(payload_) ? Payload{Text{"other"}}
+                                                                   : Payload{IntArray{{7, 8, 9}}};
   if (stages->splits_encode()) {
-    std::string staged;
+    stages->bind(other);
     stages->bind(payload_);
-    stages->write(staged);
-    Payload decoded;
-    codec_->decode(staged, decoded);
-    EXPECT_EQ(describe_difference(payload_, decoded, fidelity), "");
-    EXPECT_EQ(staged.size(), wire.size());
+    std::string first, second;
+    stages->write(first);
+    stages->write(second);
+    for (const std::string* written : {&first, &second}) {
+      Payload decoded;
+      ASSERT_NO_THROW(codec_->decode(*written, decoded));
+      EXPECT_EQ(describe_difference(payload_, decoded, fidelity), "");
+    }
   }
   if (stages->splits_decode()) {
-    Payload decoded;
+    std::string wire, other_wire;
+    codec_->encode(payload_, wire);
+    codec_->encode(other, other_wire);
+    stages->read(other_wire);
     stages->read(wire);
-    stages->unbind(decoded);
-    EXPECT_EQ(describe_difference(payload_, decoded, fidelity), "");
+    Payload first;
+    stages->unbind(first);
+    EXPECT_EQ(describe_difference(payload_, first, fidelity), "");
+    if (!stages->unbind_consumes()) {
+      Payload second;
+      stages->unbind(second);
+      EXPECT_EQ(describe_difference(payload_, second, fidelity), "");
+    }
   }
 }
 

@@ -8,13 +8,13 @@
 #include <libxml/xmlversion.h>
 #include <openssl/crypto.h>
 #include <rapidjson/document.h>
-#include <sys/utsname.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <map>
 #include <set>
@@ -51,11 +51,28 @@ std::string slurp(const fs::path& path) {
   return text.str();
 }
 
-TEST(Environment, KernelIsUnames) {
-  utsname u{};
-  ASSERT_EQ(uname(&u), 0);
-  EXPECT_EQ(kernel(), std::string(u.sysname) + " " + u.release + " " + u.version + " " + u.machine);
-  EXPECT_EQ(as_map(environment({"bench"})).at("kernel"), kernel());
+std::string first_line(const fs::path& file) {
+  std::ifstream in(file);
+  std::string line;
+  std::getline(in, line);
+  return line;
+}
+
+// Against the kernel's files under /proc/sys/kernel and the uname program,
+// not the uname(2) call kernel() itself makes.
+TEST(Environment, KernelIsWhatProcAndUnameSay) {
+  FILE* uname_m = popen("uname -m", "r");
+  ASSERT_NE(uname_m, nullptr);
+  char machine[256] = {};
+  const bool got = std::fgets(machine, sizeof machine, uname_m) != nullptr;
+  ASSERT_EQ(pclose(uname_m), 0);
+  ASSERT_TRUE(got);
+  machine[std::strcspn(machine, "\n")] = '\0';
+  const std::string expected = first_line("/proc/sys/kernel/ostype") + " " +
+                               first_line("/proc/sys/kernel/osrelease") + " " +
+                               first_line("/proc/sys/kernel/version") + " " + machine;
+  EXPECT_EQ(kernel(), expected);
+  EXPECT_EQ(as_map(environment({"bench"})).at("kernel"), expected);
 }
 
 bool has_library(const std::vector<std::string>& libraries, std::string_view prefix) {
@@ -216,6 +233,66 @@ TEST(Environment, GitStateOfACheckout) {
   const GitState dirty = git_state(repo.path);
   EXPECT_EQ(dirty.commit, clean.commit);
   EXPECT_EQ(dirty.dirty, "true");
+  // A directory inside a checkout is no checkout of its own: a tarball
+  // unpacked inside another repository must not take that one's commit.
+  repo.write("inner/file", "three\n");
+  const GitState inner = git_state(repo.path / "inner");
+  EXPECT_EQ(inner.commit, "unknown");
+  EXPECT_EQ(inner.dirty, "unknown");
+}
+
+const GitState kBuilt{"1111111111111111111111111111111111111111", "false"};
+
+TEST(Provenance, AgreeingBuildAndCheckoutGiveNoWarning) {
+  const Provenance p = provenance(kBuilt, kBuilt);
+  EXPECT_EQ(p.warning, "");
+  const auto context = as_map(p.pairs);
+  EXPECT_EQ(context.size(), 4u);
+  EXPECT_EQ(context.at("source_git_commit"), kBuilt.commit);
+  EXPECT_EQ(context.at("source_git_dirty"), "false");
+  EXPECT_EQ(context.at("checkout_git_commit"), kBuilt.commit);
+  EXPECT_EQ(context.at("checkout_git_dirty"), "false");
+  // A binary run away from its source (no checkout to read) keeps its stamp.
+  EXPECT_EQ(provenance(kBuilt, {"unknown", "unknown"}).warning, "");
+}
+
+TEST(Provenance, AMovedCheckoutIsNamedInTheWarning) {
+  const GitState moved{"2222222222222222222222222222222222222222", "true"};
+  const Provenance p = provenance(kBuilt, moved);
+  const auto context = as_map(p.pairs);
+  EXPECT_EQ(context.at("source_git_commit"), kBuilt.commit);
+  EXPECT_EQ(context.at("checkout_git_commit"), moved.commit);
+  EXPECT_EQ(context.at("checkout_git_dirty"), "true");
+  ASSERT_EQ(context.count("provenance_warning"), 1u);
+  EXPECT_EQ(context.at("provenance_warning"), p.warning);
+  EXPECT_NE(p.warning.find("built from " + kBuilt.commit + " (clean)"), std::string::npos)
+      << p.warning;
+  EXPECT_NE(p.warning.find("at " + moved.commit + " (with uncommitted changes)"), std::string::npos)
+      << p.warning;
+}
+
+TEST(Provenance, ChangesMadeAfterTheBuildAreAMismatchToo) {
+  const GitState edited{kBuilt.commit, "true"};
+  EXPECT_NE(provenance(kBuilt, edited).warning, "");
+  EXPECT_NE(provenance(edited, kBuilt).warning, "");
+}
+
+TEST(Provenance, ABuildOutsideGitSaysItsCommitIsUnknown) {
+  const Provenance p = provenance({"unknown", "unknown"}, kBuilt);
+  EXPECT_EQ(as_map(p.pairs).at("source_git_commit"), "unknown");
+  EXPECT_NE(p.warning.find("built outside a git checkout"), std::string::npos) << p.warning;
+  EXPECT_NE(provenance({"unknown", "unknown"}, {"unknown", "unknown"}).warning, "");
+}
+
+// The stamp linked into this binary against what git said in the same
+// build, asked another way (tests/CMakeLists.txt writes the file with
+// rev-parse and git diff --quiet, not SourceStamp.cmake's status).
+TEST(Provenance, StampIsTheCommitAndStateOfTheBuild) {
+  std::ifstream in(WSBENCH_EXPECTED_SOURCE);
+  std::string commit, dirty;
+  ASSERT_TRUE(in >> commit >> dirty) << "cannot read " << WSBENCH_EXPECTED_SOURCE;
+  EXPECT_EQ(built_source().commit, commit);
+  EXPECT_EQ(built_source().dirty, dirty);
 }
 
 TEST(Environment, EnvironmentBytesFollowTheEnvironment) {

@@ -77,14 +77,6 @@ class ProtobufCodecTest : public ::testing::Test {
   std::unique_ptr<Codec> codec_ = find_codec("protobuf").make();
 };
 
-TEST_F(ProtobufCodecTest, SplitsBothDirections) {
-  CodecStages* stages = codec_->stages();
-  ASSERT_NE(stages, nullptr);
-  EXPECT_TRUE(stages->splits_encode());
-  EXPECT_TRUE(stages->splits_decode());
-  EXPECT_EQ(codec_->content_type(), "application/x-protobuf");
-}
-
 TEST_F(ProtobufCodecTest, WireMatchesTheSchema) {
   EXPECT_EQ(encode(Text{"hi"}), len_field(kText, "hi"));
   // proto3 oneof members keep presence: an empty text still names its kind.

@@ -14,43 +14,28 @@
 #include "common/codec.h"
 #include "common/service.h"
 #include "common/transport.h"
+#include "forwarding_client.h"
 
 namespace wsb {
 namespace {
 
 // Forwards to a real client but sends altered payloads, and answers an
 // echo with what the caller passed: only the server sees the corruption.
-class CorruptingClient final : public Client {
+class CorruptingClient final : public testing::ForwardingClient {
  public:
-  explicit CorruptingClient(std::unique_ptr<Client> inner) : inner_(std::move(inner)) {}
+  using ForwardingClient::ForwardingClient;
 
-  std::string ping() override { return inner_->ping(); }
-  void get(const PayloadSpec& spec, Payload& out) override { inner_->get(spec, out); }
   void echo(const Payload& in, Payload& out) override {
     Payload altered = in;
     std::get<IntArray>(altered).values.front() += 1;
-    inner_->echo(altered, out);
+    inner().echo(altered, out);
     out = in;
   }
-  std::string register_client() override { return inner_->register_client(); }
   void send_message(const std::string& queue, const Message& message) override {
     Message altered = message;
     altered.meta.sender += "!";
-    inner_->send_message(queue, altered);
+    inner().send_message(queue, altered);
   }
-  void receive_messages(const std::string& queue, std::vector<Message>& out) override {
-    inner_->receive_messages(queue, out);
-  }
-  void unregister_client(const std::string& queue) override { inner_->unregister_client(queue); }
-  std::string primes(std::uint32_t n) override { return inner_->primes(n); }
-  std::string define(const std::string& word) override { return inner_->define(word); }
-  void put(const std::string& word, const std::string& definition) override {
-    inner_->put(word, definition);
-  }
-  const Timeline& last_timeline() const override { return inner_->last_timeline(); }
-
- private:
-  std::unique_ptr<Client> inner_;
 };
 
 Message sample_message() {

@@ -37,6 +37,25 @@ inline std::vector<StackCodec> every_stack_codec() {
   return out;
 }
 
+// The codecs (of all registered, but second decode paths such as xml-dom)
+// over which a client of `stack` pings a fresh server of it: what its
+// registry entry should list.
+inline std::vector<std::string> codecs_that_ping(const StackEntry& stack) {
+  Service service;
+  const auto server = stack.start_server(service, ServerOptions{});
+  std::vector<std::string> carried;
+  for (const auto& codec : all_codecs()) {
+    if (!codec.decode_path_of.empty()) continue;
+    try {
+      if (stack.connect(server->endpoint(), codec.name)->ping() == kPingReply)
+        carried.push_back(codec.name);
+    } catch (const std::exception&) {
+      // not carried: refused when connecting, or the call failed
+    }
+  }
+  return carried;
+}
+
 // Those whose codec has a syntax to attack: all but text/plain, where any
 // UTF-8 is a valid body (CodecEntry::texts_only).
 inline std::vector<StackCodec> stack_codecs_with_syntax() {

@@ -23,6 +23,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <map>
@@ -100,6 +101,21 @@ std::optional<std::string> run_command(const std::vector<std::string>& argv) {
 bool is_hex_commit(std::string_view s) {
   return (s.size() == 40 || s.size() == 64) &&
          std::all_of(s.begin(), s.end(), [](char c) { return std::isxdigit(c) != 0; });
+}
+
+// "<commit> (clean)", for the provenance warning.
+std::string describe(const GitState& s) {
+  const char* changes = s.dirty == "true"    ? "with uncommitted changes"
+                        : s.dirty == "false" ? "clean"
+                                             : "changes unknown";
+  return s.commit + " (" + changes + ")";
+}
+
+bool same_directory(const std::filesystem::path& a, const std::filesystem::path& b) {
+  std::error_code ec_a, ec_b;
+  const auto real_a = std::filesystem::canonical(a, ec_a);
+  const auto real_b = std::filesystem::canonical(b, ec_b);
+  return !ec_a && !ec_b && real_a == real_b;
 }
 
 // The loaded file's name, for libraries with no version call of their own
@@ -295,9 +311,37 @@ GitState git_state(const std::filesystem::path& dir) {
   // from a git command the user is running in the same checkout.
   const auto head = run_command({"git", "--no-optional-locks", "-C", d, "rev-parse", "HEAD"});
   if (!head || !is_hex_commit(trim(*head))) return {"unknown", "unknown"};
+  // The checkout's own HEAD, not that of a repository it lies inside.
+  const auto top =
+      run_command({"git", "--no-optional-locks", "-C", d, "rev-parse", "--show-toplevel"});
+  if (!top || !same_directory(std::string(trim(*top)), dir)) return {"unknown", "unknown"};
   const auto status = run_command(
       {"git", "--no-optional-locks", "-C", d, "status", "--porcelain", "--untracked-files=no"});
   return {std::string(trim(*head)), !status ? "unknown" : (status->empty() ? "false" : "true")};
+}
+
+std::filesystem::path checkout_dir() {
+  const char* dir = std::getenv("WSBENCH_CHECKOUT_DIR");
+  return dir != nullptr && *dir != '\0' ? dir : WSBENCH_SOURCE_DIR;
+}
+
+Provenance provenance(const GitState& built, const GitState& checkout) {
+  Provenance p;
+  p.pairs = {{"source_git_commit", built.commit},
+             {"source_git_dirty", built.dirty},
+             {"checkout_git_commit", checkout.commit},
+             {"checkout_git_dirty", checkout.dirty}};
+  if (built.commit == "unknown") {
+    p.warning =
+        "the binary was built outside a git checkout: the source commit of these results is "
+        "unknown";
+  } else if (checkout.commit != "unknown" &&
+             (built.commit != checkout.commit || built.dirty != checkout.dirty)) {
+    p.warning = "the binary was built from " + describe(built) + " but the checkout is at " +
+                describe(checkout) + ": these results are of the build, not of the checkout";
+  }
+  if (!p.warning.empty()) p.pairs.emplace_back("provenance_warning", p.warning);
+  return p;
 }
 
 std::vector<std::string> loaded_libraries() {
@@ -396,10 +440,13 @@ std::vector<std::int64_t> calibrate(int samples, std::optional<int> cpu) {
 }
 
 ContextPairs environment(const std::vector<std::string>& argv) {
-  ContextPairs out;
-  const GitState git = git_state(WSBENCH_SOURCE_DIR);
-  out.emplace_back("source_git_commit", git.commit);
-  out.emplace_back("source_git_dirty", git.dirty);
+  Provenance source = provenance(built_source(), git_state(checkout_dir()));
+  if (!source.warning.empty()) {
+    const std::string program =
+        argv.empty() ? "wsbench" : std::filesystem::path(argv.front()).filename().string();
+    std::fprintf(stderr, "%s: warning: %s\n", program.c_str(), source.warning.c_str());
+  }
+  ContextPairs out = std::move(source.pairs);
   out.emplace_back("kernel", kernel());
   const std::string cpuinfo = read_text("/proc/cpuinfo").value_or("");
   out.emplace_back("cpu_model", cpu_model(cpuinfo));

@@ -12,6 +12,8 @@
 #include <utility>
 #include <vector>
 
+#include "harness/source_stamp.h"
+
 namespace wsb {
 
 using ContextPairs = std::vector<std::pair<std::string, std::string>>;
@@ -45,12 +47,13 @@ struct FrequencyState {
 FrequencyState frequency_state(const std::filesystem::path& sys_cpu);
 
 // The commit checked out in `dir` and whether tracked files differ from it;
-// both "unknown" when `dir` is not a git checkout or git is missing.
-struct GitState {
-  std::string commit;
-  std::string dirty;  // "true", "false" or "unknown"
-};
+// both "unknown" when `dir` is not the top of a git checkout or git is
+// missing (the rules of cmake/SourceStamp.cmake).
 GitState git_state(const std::filesystem::path& dir);
+
+// The checkout a run compares its build with: $WSBENCH_CHECKOUT_DIR if set,
+// else the source directory the binary was configured from.
+std::filesystem::path checkout_dir();
 
 // The real path of every shared object mapped into this process (the
 // versioned file, e.g. .../libxml2.so.2.9.14), in load order.
@@ -75,7 +78,9 @@ inline constexpr std::uint64_t kCalibrationLoopIterations = 750'000;
 std::vector<std::int64_t> calibrate(int samples, std::optional<int> cpu);
 bool running_under_valgrind();
 
-// Everything above that is known before the run, as context pairs.
+// Everything above that is known before the run, as context pairs, with the
+// provenance of the build (source_stamp.h). A provenance warning is also
+// printed to stderr, prefixed with argv[0]'s file name.
 ContextPairs environment(const std::vector<std::string>& argv);
 
 // What is known only after the run.

@@ -226,7 +226,7 @@ class GsoapClient final : public Client {
 
  private:
   void begin() {
-    timeline_.fill(0);
+    timeline_ = {};
     mark(timeline_, kInvoke);
     // MTOM mode alone sends a message without binaries as plain SOAP; with
     // a MIME package requested it is always multipart/related (a fresh

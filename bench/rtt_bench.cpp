@@ -20,6 +20,7 @@
 #include "harness/byte_relay.h"
 #include "harness/loopback.h"
 #include "harness/network_link.h"
+#include "harness/phase_gaps.h"
 #include "harness/process_state.h"
 #include "harness/profiling.h"
 #include "harness/request_check.h"
@@ -422,11 +423,12 @@ PhaseSource phase_source(Client* remote_client) {
 }
 
 // The phase columns of one row: mean phases over the calls that had them,
-// and the two checks (phases.h) against the independently timed round trip
-// and the server's own elapsed time.
+// and the two checks (phases.h) per call: the phases' sum against the
+// round trip timed around the call and against the server's served time.
 class PhaseTally {
  public:
-  // The call just made, timed around by the benchmark as `elapsed_ns`.
+  // The call just made, timed around by the benchmark as `elapsed_ns`
+  // with clock reads of its own (OpRunner::timed_call).
   void record(PhaseSource source, const Client& client, ServerPointsReader& server_points,
               std::int64_t elapsed_ns) {
     if (!probes_enabled()) return;
@@ -436,7 +438,7 @@ class PhaseTally {
       // points are unknown: left out, not merged.
       if (const auto served = server_points.collect(t)) {
         add(phases_of(t), elapsed_ns, in_order(t));
-        add_server(t, *served);
+        if (const auto check = check_server(t, *served)) server_gaps_.add(*check);
       }
     } else if (const auto remote = client.last_server_timing()) {
       add(phases_of(t, *remote), elapsed_ns, in_order(t));
@@ -445,50 +447,35 @@ class PhaseTally {
     }
   }
 
+  // phase:<name>_us; phase_gap_* and server_gap_* (phase_gaps.h), where
+  // the check ran; phase_disordered when some call's points were.
   void report(benchmark::State& state) const {
     if (calls_ == 0) return;
     const double us = 1e-3;
     for (const auto& [name, ns] : totals_)
       state.counters["phase:" + name + "_us"] = static_cast<double>(ns) / calls_ * us;
-    unexplained_.report(state, "phase_unexplained");
-    server_unexplained_.report(state, "server_unexplained");
+    for (const auto& [name, value] : round_trip_gaps_.counters("phase_gap"))
+      state.counters[name] = value;
+    for (const auto& [name, value] : server_gaps_.counters("server_gap"))
+      state.counters[name] = value;
     if (disordered_ > 0)
       state.counters["phase_disordered"] = static_cast<double>(disordered_) / calls_;
   }
 
  private:
-  struct Checks {
-    std::int64_t n = 0, unexplained_ns = 0, failed = 0;
-    void add(const PhaseCheck& check) {
-      ++n;
-      unexplained_ns += check.unexplained_ns;
-      if (!check.passed) ++failed;
-    }
-    // <name>_us: mean unexplained time; <name>_failed: the fraction of
-    // calls outside the tolerance, present only when some were.
-    void report(benchmark::State& state, const std::string& name) const {
-      if (n == 0) return;
-      state.counters[name + "_us"] = static_cast<double>(unexplained_ns) / n * 1e-3;
-      if (failed > 0) state.counters[name + "_failed"] = static_cast<double>(failed) / n;
-    }
-  };
-
   void add(const std::vector<Phase>& phases, std::int64_t elapsed_ns, bool ordered) {
     if (phases.empty()) return;
     ++calls_;
     if (!ordered) ++disordered_;
     for (const auto& phase : phases) totals_[phase.name] += phase.ns;
-    if (const auto check = check_round_trip(phases, elapsed_ns)) unexplained_.add(*check);
-  }
-  void add_server(const Timeline& t, std::int64_t served_ns) {
-    if (const auto check = check_server(t, served_ns)) server_unexplained_.add(*check);
+    if (const auto check = check_round_trip(phases, elapsed_ns)) round_trip_gaps_.add(*check);
   }
 
   double calls_ = 0;
   std::int64_t disordered_ = 0;  // calls whose points came out of order
   std::map<std::string, std::int64_t> totals_;
-  Checks unexplained_;
-  Checks server_unexplained_;
+  GapSamples round_trip_gaps_;
+  GapSamples server_gaps_;
 };
 
 // The floor's listening socket: over a link, on the server's address in

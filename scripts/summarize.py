@@ -462,23 +462,22 @@ def rtt_tables(out, rtt, instructions):
             for merged in parts[1:]:
                 cells[merged] = "^"
         row = [name[len("rtt/"):]] + [cells.get(p, "") for p in PHASES]
-        row += [unexplained_cell(case, "phase_unexplained"),
-                unexplained_cell(case, "server_unexplained"), str(len(case.runs)),
+        row += [gap_cell(case, "phase_gap"), gap_cell(case, "server_gap"), str(len(case.runs)),
                 f"{100 * max(cvs):.1f}%" if cvs else "-", case.reason()]
         rows.append(row)
         worst.extend(cvs)
     out.table("phases: median over repetitions of the mean per call ('^': merged into the "
               "phase to its left,\nthe stack exposes no point between them; '!': that phase's "
               "CV above 5%); unexplained: the round trip timed\naround the call, and the "
-              "server's own time per request, minus what their phases add up to ('*': some "
-              "calls\noff by more than 1 us and 5%)",
+              "server's served time per request, minus what their phases add up to, median "
+              "call\n('*': some calls off by more than 1 us and 5%)",
               ["case"] + PHASES + ["unexplained", "server unexpl.", "n", "max CV", "note"], rows)
 
 
-def unexplained_cell(case, key):
-    """Median over repetitions of a check's mean unexplained time; '*' if
+def gap_cell(case, key):
+    """Median over repetitions of a check's median gap per call; '*' if
     any call of any repetition failed it."""
-    values = case.values(key + "_us")
+    values = case.values(key + "_p50_us")
     if not values:
         return "-"
     failed = any(v > 0 for v in case.values(key + "_failed"))

@@ -1,7 +1,8 @@
 // Every stack x codec books work to the phase it belongs to: kParsed is
 // marked once the request is in the model and kServiced when the Service
 // returns, so a slow service lands in `service` and a slow decode in
-// `server_parse` (README, "Phases").
+// `server_parse` (README, "Phases"). The phase checks pass on every stack
+// and fail there when a fault is injected into its marking.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -11,6 +12,8 @@
 #include <map>
 #include <memory>
 #include <thread>
+#include <utility>
+#include <vector>
 
 #include "common/clock.h"
 #include "common/phases.h"
@@ -148,6 +151,69 @@ TEST_P(PhaseAttribution, PhasesExplainTheRoundTripAndTheServersOwnTime) {
   EXPECT_EQ(explained, 1) << "no call's phases matched the independent clocks";
 }
 
+// A marking fault injected into every stack's own marking code
+// (phases.h), cleared however the test ends.
+class InjectedFault {
+ public:
+  InjectedFault(Mark point, MarkFault fault) { inject_mark_fault(point, fault); }
+  ~InjectedFault() { inject_mark_fault(kInvoke, MarkFault::none); }
+  InjectedFault(const InjectedFault&) = delete;
+  InjectedFault& operator=(const InjectedFault&) = delete;
+};
+
+// With the service sleeping 20 ms and "service done" marked wrongly, each
+// check must see the 20 ms: missing (a positive gap) or counted twice (a
+// negative one), beyond the tolerance (5% of the call) unless the call
+// takes 400 ms. (With 1 ms, an xmlrpc-c call that stalled 20 ms on a busy
+// machine passed.)
+class FaultyService : public PhaseAttribution {
+ protected:
+  static constexpr std::int64_t kFaultSleepNs = 20'000'000;
+
+  // The round-trip and server checks of each of a few calls.
+  std::vector<std::pair<PhaseCheck, PhaseCheck>> checked_calls(MarkFault fault) {
+    const Payload payload = payload_for("message-a/100");
+    Payload out;
+    client_->echo(payload, out);  // connected, codecs made
+    service_sleep_ns = kFaultSleepNs;
+    const InjectedFault injected(kServiced, fault);
+    std::vector<std::pair<PhaseCheck, PhaseCheck>> checks;
+    for (int i = 0; i < 3; ++i) {
+      const std::int64_t start = now_ns();
+      client_->echo(payload, out);
+      const std::int64_t elapsed = now_ns() - start;
+      Timeline t = client_->last_timeline();
+      const auto served = testing::collect_server_points(*client_, server_, t);
+      const auto round_trip = check_round_trip(phases_of(t), elapsed);
+      const auto server = served ? check_server(t, *served) : std::nullopt;
+      if (!round_trip || !server) {
+        ADD_FAILURE() << "no check: the fault removed more than a phase";
+        break;
+      }
+      checks.emplace_back(*round_trip, *server);
+    }
+    return checks;
+  }
+};
+
+TEST_P(FaultyService, AServicePhaseNeverEndedFailsBothChecks) {
+  for (const auto& [round_trip, server] : checked_calls(MarkFault::unclosed)) {
+    EXPECT_FALSE(round_trip.passed);
+    EXPECT_FALSE(server.passed);
+    EXPECT_GE(round_trip.gap_ns, kFaultSleepNs) << "the missing service is a positive gap";
+    EXPECT_GE(server.gap_ns, kFaultSleepNs);
+  }
+}
+
+TEST_P(FaultyService, AServicePhaseCountedTwiceFailsBothChecks) {
+  for (const auto& [round_trip, server] : checked_calls(MarkFault::early_start)) {
+    EXPECT_FALSE(round_trip.passed);
+    EXPECT_FALSE(server.passed);
+    EXPECT_LT(round_trip.gap_ns, -kFaultSleepNs / 2) << "the doubled service is a negative gap";
+    EXPECT_LT(server.gap_ns, -kFaultSleepNs / 2);
+  }
+}
+
 TEST_P(PhaseAttribution, ConcurrentConnectionsGetTheirOwnServerPoints) {
   // Two clients calling at once: each call's server points must lie within
   // that call (a shared probe would hand one client the other's points).
@@ -177,6 +243,9 @@ TEST_P(PhaseAttribution, ConcurrentConnectionsGetTheirOwnServerPoints) {
 }
 
 INSTANTIATE_TEST_SUITE_P(AllStacks, PhaseAttribution,
+                         ::testing::ValuesIn(testing::every_stack_codec()),
+                         [](const auto& p) { return testing::test_name(p.param); });
+INSTANTIATE_TEST_SUITE_P(AllStacks, FaultyService,
                          ::testing::ValuesIn(testing::every_stack_codec()),
                          [](const auto& p) { return testing::test_name(p.param); });
 

@@ -204,7 +204,7 @@ class BeastClient final : public Client {
 
  private:
   void start() {
-    timeline_.fill(0);
+    timeline_ = {};
     server_timing_.reset();
     mark(timeline_, kInvoke);
     if (!open_) throw CallError("beast: no connection to " + where_ + ": " + closed_because_);
@@ -221,7 +221,7 @@ class BeastClient final : public Client {
     } catch (const DecodeError& e) {
       throw CallError(std::string("beast: undecodable response body: ") + e.what());
     }
-    timeline_[kDecoded] = now_ns();
+    mark(timeline_, kDecoded);
   }
 
   std::string rpc_text(const CallArgs& args, const char* what) {

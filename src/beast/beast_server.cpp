@@ -229,6 +229,10 @@ class Session : public std::enable_shared_from_this<Session> {
     if (ec) return refuse_unreadable(ec);
     Request& req = parser_->get();
     const bool server_timing = req.find(rest::kTimingRequestHeader) != req.end();
+    // The served time starts as the request is whole, on a read of its own
+    // (Beast's read of the request, including its HTTP parse, is the
+    // request's transfer) and ends before the reply's write.
+    probe_.serving_starts();
     // No clock read unless the probe or the client wants the points.
     const std::int64_t received = probe_.active() || server_timing ? now_ns() : 0;
     probe_.request_read(received);

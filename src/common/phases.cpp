@@ -9,6 +9,8 @@
 #include <cmath>
 #include <map>
 #include <mutex>
+#include <optional>
+#include <utility>
 
 namespace wsb {
 namespace {
@@ -73,22 +75,53 @@ std::uint16_t port_of(const sockaddr_storage& a) {
 
 void set_probes_enabled(bool on) { detail::probes_on.store(on, std::memory_order_relaxed); }
 
+void inject_mark_fault(Mark point, MarkFault fault) {
+  const auto code = static_cast<std::uint32_t>(fault);
+  detail::mark_fault.store(code == 0 ? 0 : (static_cast<std::uint32_t>(point) << 8) | code,
+                           std::memory_order_relaxed);
+}
+
+detail::PointReads detail::faulty_reads(Mark point, std::int64_t ns, std::int64_t previous_start) {
+  const std::uint32_t fault = mark_fault.load(std::memory_order_relaxed);
+  if (fault >> 8 != point) return {ns, ns};
+  switch (static_cast<MarkFault>(fault & 0xff)) {
+    case MarkFault::unclosed:
+      return {0, ns};
+    case MarkFault::early_start:
+      return {ns, previous_start != 0 ? previous_start : ns};
+    case MarkFault::none:
+      break;
+  }
+  return {ns, ns};
+}
+
 void ProbeSlot::begin_request(std::int64_t received_ns) {
   served_.store(0, std::memory_order_relaxed);
-  points_[0].store(received_ns, std::memory_order_relaxed);
-  for (std::size_t i = 1; i < points_.size(); ++i) points_[i].store(0, std::memory_order_relaxed);
+  for (std::size_t i = 1; i < kPoints; ++i) {
+    ends_[i].store(0, std::memory_order_relaxed);
+    starts_[i].store(0, std::memory_order_relaxed);
+  }
+  mark(kRequestReceived, received_ns);
 }
 
 void ProbeSlot::mark(Mark point, std::int64_t ns) {
-  points_[point - kRequestReceived].store(ns, std::memory_order_relaxed);
+  const std::size_t i = point - kRequestReceived;
+  detail::PointReads reads{ns, ns};
+  if (detail::mark_fault.load(std::memory_order_relaxed) != 0)
+    reads =
+        detail::faulty_reads(point, ns, i > 0 ? starts_[i - 1].load(std::memory_order_relaxed) : 0);
+  ends_[i].store(reads.end, std::memory_order_relaxed);
+  starts_[i].store(reads.start, std::memory_order_relaxed);
 }
 
 void ProbeSlot::set_served(std::int64_t ns) { served_.store(ns, std::memory_order_release); }
 
 std::int64_t ProbeSlot::collect(Timeline& t) const {
   const std::int64_t served = served_.load(std::memory_order_acquire);
-  for (std::size_t p = kRequestReceived; p <= kMarshalled; ++p)
-    t[p] = points_[p - kRequestReceived].load(std::memory_order_relaxed);
+  for (std::size_t p = kRequestReceived; p <= kMarshalled; ++p) {
+    t.end[p] = ends_[p - kRequestReceived].load(std::memory_order_relaxed);
+    t.start[p] = starts_[p - kRequestReceived].load(std::memory_order_relaxed);
+  }
   return served;
 }
 
@@ -109,7 +142,8 @@ ConnectionProbe::ConnectionProbe(ConnectionProbe&& other) noexcept
     : slot_(std::move(other.slot_)),
       client_port_(other.client_port_),
       server_port_(other.server_port_),
-      read_ns_(other.read_ns_) {}
+      next_start_ns_(other.next_start_ns_),
+      start_ns_(other.start_ns_) {}
 
 ConnectionProbe::~ConnectionProbe() {
   if (!slot_) return;
@@ -117,15 +151,20 @@ ConnectionProbe::~ConnectionProbe() {
   board().detach(client_port_, server_port_, slot_.get());
 }
 
+void ConnectionProbe::serving_starts() {
+  if (slot_) next_start_ns_ = now_ns();
+}
+
 void ConnectionProbe::request_read(std::int64_t received_ns) {
   if (!slot_) return;
-  read_ns_ = received_ns;
+  // A request without a serving_starts() of its own gets no served time.
+  start_ns_ = std::exchange(next_start_ns_, 0);
   slot_->begin_request(received_ns);
   detail::current_slot = slot_.get();
 }
 
 void ConnectionProbe::reply_handed() {
-  if (slot_ && read_ns_ != 0) slot_->set_served(now_ns() - read_ns_);
+  if (slot_ && start_ns_ != 0) slot_->set_served(now_ns() - start_ns_);
 }
 
 std::optional<std::int64_t> ServerPointsReader::collect(Timeline& t) {
@@ -136,34 +175,50 @@ std::optional<std::int64_t> ServerPointsReader::collect(Timeline& t) {
 
 bool in_order(const Timeline& t) {
   std::int64_t last = 0;
-  for (const std::int64_t point : t) {
-    if (point == 0) continue;
-    if (point < last) return false;
-    last = point;
+  for (std::size_t p = 0; p < kPointCount; ++p) {
+    for (const std::int64_t read : {t.end[p], t.start[p]}) {
+      if (read == 0) continue;
+      if (read < last) return false;
+      last = read;
+    }
   }
   return true;
 }
 
-std::vector<Phase> phases_of(const Timeline& t) {
+namespace {
+
+// The phases from `first`'s start read to `last`'s end read (phases_of).
+std::vector<Phase> phases_between(const Timeline& t, std::size_t first, std::size_t last) {
   std::vector<Phase> phases;
-  if (t[kInvoke] == 0 || t[kDecoded] == 0) return phases;
-  std::size_t from = kInvoke;
+  std::optional<std::size_t> open;  // the point whose start the current phase runs from
+  if (t.start[first] != 0) open = first;
   std::string name;
-  for (std::size_t p = kInvoke + 1; p < kPointCount; ++p) {
+  for (std::size_t p = first + 1; p <= last; ++p) {
     name += (name.empty() ? "" : "+") + std::string(kPhaseNames[p]);
-    // A point is usable if present and not before the last one used (an
-    // in-process server's clock is the client's; a remote one's is not).
-    if (t[p] == 0 || t[p] < t[from]) continue;
-    phases.push_back({name, t[p] - t[from]});
+    if (!t.marked(p)) continue;  // not exposed: merged
+    // An end before the phase's start: merged across (an in-process
+    // server's clock is the client's; a remote one's is not).
+    if (open && t.end[p] != 0 && t.end[p] < t.start[*open]) continue;
+    if (open && t.end[p] != 0) phases.push_back({name, t.end[p] - t.start[*open]});
     name.clear();
-    from = p;
+    open = t.start[p] != 0 ? std::optional<std::size_t>(p) : std::nullopt;
   }
   return phases;
 }
 
+}  // namespace
+
+std::vector<Phase> phases_of(const Timeline& t) {
+  if (t.start[kInvoke] == 0 || t.end[kDecoded] == 0) return {};
+  return phases_between(t, kInvoke, kDecoded);
+}
+
 std::vector<Phase> phases_of(const Timeline& client, const ServerDurations& server) {
   Timeline t{};
-  for (const Mark m : {kInvoke, kRequestWritten, kResponseReceived, kDecoded}) t[m] = client[m];
+  for (const Mark m : {kInvoke, kRequestWritten, kResponseReceived, kDecoded}) {
+    t.end[m] = client.end[m];
+    t.start[m] = client.start[m];
+  }
   std::vector<Phase> phases;
   for (Phase& p : phases_of(t)) {
     // The wait for the reply, from which the server's own phases are cut.
@@ -184,12 +239,13 @@ std::vector<Phase> phases_of(const Timeline& client, const ServerDurations& serv
 
 namespace {
 
-PhaseCheck compare(std::int64_t measured_ns, std::int64_t sum_ns) {
-  const std::int64_t unexplained = measured_ns - sum_ns;
-  const double tolerance = std::max(static_cast<double>(kUnexplainedToleranceNs),
-                                    kUnexplainedToleranceShare * static_cast<double>(measured_ns));
-  return PhaseCheck{unexplained, static_cast<double>(sum_ns) / static_cast<double>(measured_ns),
-                    std::abs(static_cast<double>(unexplained)) <= tolerance};
+PhaseCheck compare(std::int64_t measured_ns, const std::vector<Phase>& phases) {
+  std::int64_t sum = 0;
+  for (const Phase& p : phases) sum += p.ns;
+  const std::int64_t gap = measured_ns - sum;
+  const double tolerance = std::max(static_cast<double>(kGapToleranceNs),
+                                    kGapToleranceShare * static_cast<double>(measured_ns));
+  return PhaseCheck{measured_ns, gap, std::abs(static_cast<double>(gap)) <= tolerance};
 }
 
 }  // namespace
@@ -197,22 +253,13 @@ PhaseCheck compare(std::int64_t measured_ns, std::int64_t sum_ns) {
 std::optional<PhaseCheck> check_round_trip(const std::vector<Phase>& phases,
                                            std::int64_t elapsed_ns) {
   if (phases.empty() || elapsed_ns <= 0) return std::nullopt;
-  std::int64_t sum = 0;
-  for (const Phase& p : phases) sum += p.ns;
-  return compare(elapsed_ns, sum);
+  return compare(elapsed_ns, phases);
 }
 
 std::optional<PhaseCheck> check_server(const Timeline& t, std::int64_t served_ns) {
-  if (t[kRequestReceived] == 0 || t[kMarshalled] == 0 || served_ns <= 0) return std::nullopt;
-  // The server's phases as phases_of takes them: consecutive usable points.
-  std::int64_t sum = 0;
-  std::size_t from = kRequestReceived;
-  for (std::size_t p = kParsed; p <= kMarshalled; ++p) {
-    if (t[p] == 0 || t[p] < t[from]) continue;
-    sum += t[p] - t[from];
-    from = p;
-  }
-  return compare(served_ns, sum);
+  if (t.start[kRequestReceived] == 0 || t.end[kMarshalled] == 0 || served_ns <= 0)
+    return std::nullopt;
+  return compare(served_ns, phases_between(t, kRequestReceived, kMarshalled));
 }
 
 namespace {
@@ -288,9 +335,11 @@ std::string ServerTimingRecorder::value() const {
   if (slot_ == nullptr) return "";
   Timeline t{};
   slot_->collect(t);
-  if (t[kRequestReceived] == 0 || t[kParsed] == 0 || t[kServiced] == 0) return "";
-  return format_server_timing(
-      {t[kParsed] - t[kRequestReceived], t[kServiced] - t[kParsed], now_ns() - t[kServiced]});
+  if (t.start[kRequestReceived] == 0 || t.end[kParsed] == 0 || t.start[kParsed] == 0 ||
+      t.end[kServiced] == 0 || t.start[kServiced] == 0)
+    return "";
+  return format_server_timing({t.end[kParsed] - t.start[kRequestReceived],
+                               t.end[kServiced] - t.start[kParsed], now_ns() - t.start[kServiced]});
 }
 
 void ServerTimingRecorder::end() {

@@ -1,10 +1,16 @@
 // The phase model of a request/response cycle (aihkisalo-paaso II.B, E6).
 //
-// Eight points on one steady clock; the phases are the intervals between
-// consecutive points and so add up to the round trip by construction. A
-// stack that does not expose a point leaves it at 0, and the phases either
-// side of it are merged (and named as merged) instead of guessed. Probes
-// can be switched off (bench --no-probes): then no point costs a clock read.
+// Eight points on one steady clock; a phase runs from one point to the
+// next. Each point keeps two reads: the one that ends the phase arriving at
+// it and the one that starts the phase leaving it. A point marked as it
+// should be takes one clock read for both, so the phases meet end to start;
+// the checks (below) add the phases up interval by interval and compare the
+// sum with a clock that no point shares, so a phase never ended (left out
+// of the sum) or one started too early (counting the time before it twice)
+// shows as a gap. A stack that does not expose a point leaves both reads 0,
+// and the phases either side of it are merged (and named as merged) instead
+// of guessed. Probes can be switched off (bench --no-probes): then no point
+// costs a clock read.
 #pragma once
 
 #include <array>
@@ -39,13 +45,50 @@ inline constexpr std::array<const char*, kPointCount> kPhaseNames = {
     "",        "client_marshal", "request_transfer",  "server_parse",
     "service", "server_marshal", "response_transfer", "client_parse"};
 
-using Timeline = std::array<std::int64_t, kPointCount>;
+// The points of one call. 0: not read.
+struct Timeline {
+  std::array<std::int64_t, kPointCount> end{};    // ends the phase arriving at the point
+  std::array<std::int64_t, kPointCount> start{};  // starts the phase leaving it
+
+  // The point's time: its end read, or its start read if it has no end.
+  std::int64_t operator[](std::size_t p) const { return end[p] != 0 ? end[p] : start[p]; }
+  bool marked(std::size_t p) const { return end[p] != 0 || start[p] != 0; }
+  // A point marked as it should be: one read ends a phase and starts the next.
+  void set(std::size_t p, std::int64_t ns) { end[p] = start[p] = ns; }
+};
+
+// ---- a test hook: marking faults ----
+
+// The faults the checks are there to catch, injected into the marking code
+// every client and server runs (tests/phase_attribution_test.cpp).
+enum class MarkFault : std::uint8_t {
+  none,
+  unclosed,     // the phase arriving at the point is never ended: it drops out
+  early_start,  // the phase leaving the point starts where the one arriving at
+                // it started: that one is counted twice
+};
+
+// Applies `fault` to every later marking of `point` in this process (one
+// fault at a time; MarkFault::none clears it). early_start needs the
+// previous point where `point` is recorded (the client's timeline or the
+// server's slot), so it changes nothing at kInvoke, kRequestReceived or
+// kResponseReceived.
+void inject_mark_fault(Mark point, MarkFault fault);
 
 // ---- the switch ----
 
 namespace detail {
 inline std::atomic<bool> probes_on{true};
-}
+// The injected fault as point << 8 | MarkFault; 0 when none.
+inline std::atomic<std::uint32_t> mark_fault{0};
+
+// A point's two reads of `ns` as the injected fault leaves them;
+// `previous_start` is the previous point's start read (0 if unknown).
+struct PointReads {
+  std::int64_t end = 0, start = 0;
+};
+PointReads faulty_reads(Mark point, std::int64_t ns, std::int64_t previous_start);
+}  // namespace detail
 
 // Whether clients and servers mark points. Set before servers start and
 // clients connect; a connection keeps what it saw when it was opened.
@@ -54,13 +97,18 @@ void set_probes_enabled(bool on);
 
 // A client's point: one clock read, or none with probes off.
 inline void mark(Timeline& t, Mark point) {
-  if (probes_enabled()) t[point] = now_ns();
+  if (!probes_enabled()) return;
+  const std::int64_t ns = now_ns();
+  if (detail::mark_fault.load(std::memory_order_relaxed) == 0) return t.set(point, ns);
+  const auto reads = detail::faulty_reads(point, ns, point > kInvoke ? t.start[point - 1] : 0);
+  t.end[point] = reads.end;
+  t.start[point] = reads.start;
 }
 
 // ---- server points ----
 
-// The server points of one connection's latest request, and the server's
-// own elapsed time for it. Written by the connection's thread only; read by
+// The server points of one connection's latest request, and the time its
+// connection code served it. Written by the connection's thread only; read by
 // the client after the reply has arrived, when the request's writes are
 // done (one request is outstanding per connection). Atomics, not a lock:
 // a reader never blocks the server.
@@ -69,15 +117,17 @@ class ProbeSlot {
   // A request was read whole at `received_ns`: clears the other points.
   void begin_request(std::int64_t received_ns);
   void mark(Mark point, std::int64_t ns);
-  // The connection code's own elapsed time for the request (see
-  // ConnectionProbe), stored last.
+  // The time the connection code served the request (see ConnectionProbe),
+  // stored last.
   void set_served(std::int64_t ns);
   // Copies kRequestReceived..kMarshalled into `t`; returns the served time
   // (0 if none was recorded).
   std::int64_t collect(Timeline& t) const;
 
  private:
-  std::array<std::atomic<std::int64_t>, kMarshalled - kRequestReceived + 1> points_{};
+  static constexpr std::size_t kPoints = kMarshalled - kRequestReceived + 1;
+  std::array<std::atomic<std::int64_t>, kPoints> ends_{};
+  std::array<std::atomic<std::int64_t>, kPoints> starts_{};
   std::atomic<std::int64_t> served_{0};
 };
 
@@ -100,27 +150,36 @@ class ConnectionProbe {
   bool active() const { return slot_ != nullptr; }
   std::uint16_t client_port() const { return client_port_; }
 
+  // The served time, which the server check compares with the server's
+  // phases, is measured by the connection code with clock reads no point
+  // shares. It starts here, where the connection code has the whole
+  // request, before the read that marks kRequestReceived. (gSOAP cannot
+  // tell its last read of a request: it calls this after every read, and
+  // the last call before request_read stands.)
+  void serving_starts();
   // The request was read whole at `received_ns` (the connection code's own
-  // clock read): marks kRequestReceived and starts the served time.
+  // clock read, after serving_starts): marks kRequestReceived.
   void request_read(std::int64_t received_ns);
   // The reply is about to be handed to the socket: ends the served time
-  // with a clock read of its own. Called for every block of a reply that
-  // is written in blocks; the last one stands.
+  // with a clock read of its own, after kMarshalled. Called for every block
+  // of a reply that is written in blocks; the last one stands.
   void reply_handed();
 
  private:
   std::shared_ptr<ProbeSlot> slot_;
   std::uint16_t client_port_ = 0;
   std::uint16_t server_port_ = 0;
-  std::int64_t read_ns_ = 0;
+  std::int64_t next_start_ns_ = 0;  // serving_starts' latest read
+  std::int64_t start_ns_ = 0;       // the current request's
 };
 
 namespace detail {
 inline thread_local ProbeSlot* current_slot = nullptr;
 }
 
-// Marks a point of the request this thread is serving; a null check and
-// nothing else when probes are off or the connection has no probe.
+// Marks a point of the request this thread is serving (one clock read
+// ends the phase before it and starts the next); a null check and nothing
+// else when probes are off or the connection has no probe.
 inline void mark_server(Mark point) {
   if (ProbeSlot* slot = detail::current_slot) slot->mark(point, now_ns());
 }
@@ -155,12 +214,17 @@ struct Phase {
   std::int64_t ns = 0;
 };
 
-// True if the points present are in timeline order. A point out of order
-// means a stack marks it at the wrong moment (or a remote clock); phases_of
-// then merges across it, and the benchmark reports how often it happened.
+// True if the reads present are in timeline order (each point's end, then
+// its start). A point out of order means a stack marks it at the wrong
+// moment (or a remote clock); the benchmark reports how often it happened.
 bool in_order(const Timeline& t);
 
-// Phases of one call; empty if kInvoke or kDecoded is missing.
+// Phases of one call: each from its first point's start read to its last
+// point's end read. A point with neither read is not exposed: the phases
+// either side are merged. A phase whose start or end read is missing is
+// left out, not guessed; one whose end comes before its start merges
+// across that point, as a remote clock's can. Empty if kInvoke's start or
+// kDecoded's end is missing.
 std::vector<Phase> phases_of(const Timeline& t);
 
 // The server's three phases as durations, from a remote server's report
@@ -216,25 +280,29 @@ class ServerTimingRecorder {
 std::vector<Phase> phases_of(const Timeline& client, const ServerDurations& server);
 
 // The checks that the phases explain the time they claim to (README,
-// "Phases"): what an independent clock measured minus what the phases add
-// up to. Positive: time the phases miss; negative: phases that overlap or
-// were marked outside the measured region.
+// "Phases"): the gap is what a clock no point shares measured minus what
+// the phases add up to. Positive: time no phase holds (a phase left out,
+// work before the first point or after the last); negative: time counted
+// twice (phases that overlap) or phases marked outside the measured region.
 struct PhaseCheck {
-  std::int64_t unexplained_ns = 0;
-  double ratio = 0;     // phase sum / measured
-  bool passed = false;  // |unexplained| within the tolerance below
+  std::int64_t measured_ns = 0;
+  std::int64_t gap_ns = 0;
+  bool passed = false;  // |gap| within the tolerance below
+  // The gap as a share of the measured time, sign kept.
+  double share() const { return static_cast<double>(gap_ns) / static_cast<double>(measured_ns); }
 };
 // What the phases may leave unexplained: a few clock reads and calls at
 // either end, or a small share of a long call.
-inline constexpr std::int64_t kUnexplainedToleranceNs = 1'000;
-inline constexpr double kUnexplainedToleranceShare = 0.05;
+inline constexpr std::int64_t kGapToleranceNs = 1'000;
+inline constexpr double kGapToleranceShare = 0.05;
 // The round trip: the client's phase sum against `elapsed_ns`, timed by
 // the caller around the call with its own clock reads.
 std::optional<PhaseCheck> check_round_trip(const std::vector<Phase>& phases,
                                            std::int64_t elapsed_ns);
-// The server: its three phases (kRequestReceived..kMarshalled) against the
-// elapsed time its connection code measured; nullopt unless `t` holds
-// kRequestReceived and kMarshalled and `served_ns` > 0.
+// The server: its phases from kRequestReceived's start read to
+// kMarshalled's end read, summed as phases_of sums them, against the time
+// its connection code served the request (ConnectionProbe); nullopt
+// unless `t` holds both reads and `served_ns` > 0.
 std::optional<PhaseCheck> check_server(const Timeline& t, std::int64_t served_ns);
 
 }  // namespace wsb

@@ -382,6 +382,10 @@ std::size_t timed_recv(Context* ctx, char* buf, std::size_t size) {
   }
   if (n > 0 && c.header_parsed && !check_body(c, std::string_view(buf, n))) return 0;
   if (n > 0) {
+    // Any read may be a request's last: each starts the served time anew
+    // (the last before the operation stands), with a read of its own before
+    // the one kRequestReceived takes. It ends at the reply's last block.
+    c.probe->serving_starts();
     if (c.probe->active() || c.timing_asked) c.last_recv_ns = now_ns();
     c.request_bytes += n;
     // The size limit for bodies without a declared length (see

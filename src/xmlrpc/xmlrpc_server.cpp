@@ -376,6 +376,11 @@ class AbyssServer final : public Server {
       return name;
     }();
     const bool timing_asked = RequestHeaderValue(session, timing_request.c_str()) != nullptr;
+    // The served time runs from here, where Abyss hands over the whole body,
+    // to the end of this function, after which Abyss writes the reply: the
+    // connection code's points closest to the request's read and the
+    // reply's write, each a clock read of its own.
+    probe.serving_starts();
     const std::int64_t received = probe.active() || timing_asked ? now_ns() : 0;
     probe.request_read(received);
     ServerTimingRecorder timing;

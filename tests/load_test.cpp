@@ -274,10 +274,10 @@ Clock::time_point at_ns(std::int64_t ns) {
 TEST(LoadTiming, TheSpanRunsFromTheWriteToTheLastByteRead) {
   const std::int64_t t0 = now_ns();
   Timeline t{};
-  t[kInvoke] = t0 + 100;
-  t[kRequestWritten] = t0 + 200;
-  t[kResponseReceived] = t0 + 900;
-  t[kDecoded] = t0 + 1500;
+  t.set(kInvoke, t0 + 100);
+  t.set(kRequestWritten, t0 + 200);
+  t.set(kResponseReceived, t0 + 900);
+  t.set(kDecoded, t0 + 1500);
   const auto before = at_ns(t0), after = at_ns(t0 + 2000);
   auto span = span_of(t, before, after);
   EXPECT_EQ(span.from, at_ns(t0 + 200));
@@ -286,7 +286,7 @@ TEST(LoadTiming, TheSpanRunsFromTheWriteToTheLastByteRead) {
   EXPECT_STREQ(span.to_point, "response_received");
 
   // No write marked (xmlrpc-c): from the call's start.
-  t[kRequestWritten] = 0;
+  t.set(kRequestWritten, 0);
   span = span_of(t, before, after);
   EXPECT_EQ(span.from, at_ns(t0 + 100));
   EXPECT_STREQ(span.from_point, "invoke");
@@ -300,8 +300,8 @@ TEST(LoadTiming, TheSpanRunsFromTheWriteToTheLastByteRead) {
 
   // Points left from an earlier call are not this one's.
   Timeline stale{};
-  stale[kRequestWritten] = t0 - 5000;
-  stale[kResponseReceived] = t0 - 4000;
+  stale.set(kRequestWritten, t0 - 5000);
+  stale.set(kResponseReceived, t0 - 4000);
   span = span_of(stale, before, after);
   EXPECT_EQ(span.from, before);
   EXPECT_EQ(span.to, after);

@@ -362,7 +362,7 @@ def attribution(lib, common, lib_x, common_x):
     """Whether a verdict is the protocol's or its stacks', with the stacks'
     factor on the claim's first figure."""
     if not (decided(lib) and decided(common)):
-        return "undetermined (a verdict is missing)"
+        return "undetermined: not decided on both transports"
     factor = ""
     if lib_x is not None and common_x is not None and common_x.mid:
         factor = (f"; first figure {lib_x.mid:.3g} by the library stacks, {common_x.mid:.3g} "

@@ -221,6 +221,10 @@ class ReportTest(unittest.TestCase):
 
     def test_the_method_names_the_link_the_run_used(self):
         self.assertIn("- link: `loopback`", self.by["E9"])
+        # The fixture's binary was built from another commit than the
+        # checkout it ran in: the method says so.
+        self.assertIn("- WARNING: `the binary was built from ", self.by["E1"])
+        self.assertIn("- checkout when run: `", self.by["E1"])
         # The same run as if made over lan100: the method says so.
         with open(os.path.join(FIXTURE, "e9.json")) as f:
             run = json.load(f)

@@ -250,12 +250,12 @@ CLAIM_COLUMNS = ["id", "experiment", "paper", "section", "kind", "quote", "claim
                  "strength", "note"]
 CLAIM_KINDS = {"stated": "stated by the paper", "table": "read off the paper's table by us"}
 
-EXPERIMENTS_DOC = os.path.join(ROOT, "docs", "experiments.md")
+EXPERIMENTS_DOC = os.path.join(ROOT, "docs", "experiments", "README.md")
 HOW_TO_READ_HEADING = "## The claims and how to read a verdict"
 
 
 def how_to_read():
-    """docs/experiments.md's section on verdicts, so the report and the docs
+    """docs/experiments/README.md's section on verdicts, so the report and the docs
     say the same thing from one text."""
     with open(EXPERIMENTS_DOC) as f:
         text = f.read()

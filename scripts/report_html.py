@@ -26,7 +26,9 @@ MIME = {".png": "image/png", ".svg": "image/svg+xml", ".jpg": "image/jpeg",
         ".jpeg": "image/jpeg", ".gif": "image/gif"}
 
 # Phone first: the body is at most one screen wide; wide tables scroll in
-# .table-wrap (overflow-x: auto) and images shrink to the width.
+# .table-wrap (overflow-x: auto) and images shrink to the width. A table is
+# as wide as its cells want (max-content, a long cell wraps at 20rem)
+# rather than squeezed to the screen into columns a word wide.
 CSS = """
 :root { color-scheme: light dark; }
 * { box-sizing: border-box; }
@@ -41,10 +43,10 @@ code { font-size: 0.9em; background: #8881; padding: 0 0.2em; border-radius: 3px
   overflow-wrap: anywhere; }
 .table-wrap { overflow-x: auto; -webkit-overflow-scrolling: touch; max-width: 100%;
   margin: 0.75rem 0; border: 1px solid #8884; }
-table { border-collapse: collapse; font-size: 0.85rem; }
+table { border-collapse: collapse; font-size: 0.85rem; width: max-content; }
 th, td { padding: 0.25rem 0.5rem; border: 1px solid #8883; vertical-align: top;
   text-align: left; }
-td { min-width: 4rem; max-width: 28rem; }
+td { max-width: 20rem; }
 thead th { position: sticky; top: 0; background: Canvas; }
 nav.toc { font-size: 0.9rem; border: 1px solid #8884; padding: 0.25rem 0.75rem; }
 nav.toc ul { padding-left: 1.25rem; margin: 0.25rem 0; }

@@ -7,8 +7,9 @@ headless Chromium (Debian's `chromium`) through the DevTools protocol over
 390 CSS px. Checks:
 
 - every h2 section of report.md is an h2 of the page, in order;
-- every image report.md links is an <img> from a data: URI that loaded
-  (complete, naturalWidth > 0) and fits the width;
+- every image report.md links is an <img> from a data: URI holding the
+  PNG byte for byte, that loaded (complete, naturalWidth > 0) and fits the
+  width;
 - no console error, uncaught exception, failed request or request for
   anything but the file itself and its data: URIs;
 - the page does not scroll sideways: wide tables scroll inside their
@@ -21,6 +22,7 @@ those checks, so the checks are shown to be able to fail.
 Exit 77 (skipped) when chromium is not installed. Run under `chrt -i 0`
 to give the browser idle priority (it inherits it).
 """
+import base64
 import fcntl
 import importlib.util
 import json
@@ -261,6 +263,7 @@ FAULTY = """<!DOCTYPE html><html><head><meta charset="utf-8"></head><body>
 
 
 class ReportHtmlTest(unittest.TestCase):
+    maxDiff = None  # a failure lists every problem the page has
     @classmethod
     def setUpClass(cls):
         cls.browser = Browser()
@@ -280,12 +283,20 @@ class ReportHtmlTest(unittest.TestCase):
                 md_text = f.read()
             self.assertGreater(len(re.findall(r"!\[", md_text)), 5, "the report has no plots")
             html_path = report_html.convert(md_path)
+            with open(html_path) as f:
+                page = f.read()
+            # Each plot inline byte for byte (a browser shows a truncated PNG).
+            altered = []
+            for name in re.findall(r"!\[.*?\]\(([^)\s]+)\)", md_text):
+                with open(os.path.join(d, name), "rb") as f:
+                    if base64.b64encode(f.read()).decode() not in page:
+                        altered.append(f"{name} is not inline byte for byte")
             # Self-contained: the page works without the files beside it.
             alone = os.path.join(d, "alone")
             os.mkdir(alone)
             shutil.copy(html_path, alone)
             facts, problems = load(self.browser, os.path.join(alone, "report.html"))
-        self.assertEqual(check(md_text, facts, problems), [])
+        self.assertEqual(altered + check(md_text, facts, problems), [])
         self.assertEqual(len(facts["h2"]), len(h2_of(md_text)))
         # The wide tables do scroll, inside their boxes.
         self.assertTrue(any(t["scrolls"] for t in facts["tables"]))

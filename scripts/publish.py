@@ -341,6 +341,9 @@ def main(argv=None):
         log(f"{name}: {before:,} bytes, gzipped to {after:,}")
     log("machine.md")
     machine_md(args, out, contexts, parts, tree, report_note, gzipped, links)
+    for p in parts:
+        if p.rc:
+            log(f"warning: {p.name} exited {p.rc} (machine.md says so)")
     log(f"done: {out}")
     return 0
 

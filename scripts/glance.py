@@ -157,7 +157,8 @@ def claims_table(counts):
     header = ["decided by", *kinds, "claims"]
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     for key, label in (("lib", "each library's own stack"),
-                       ("common", "the same encodings over the common Beast transport")):
+                       ("common", "the same encodings over the common Beast transport "
+                                  "(the claims that compare stacks)")):
         row = [counts[key][k] for k in kinds]
         lines.append("| " + " | ".join([label] + [str(v) for v in row] + [str(sum(row))]) + " |")
     return "\n".join(lines)
@@ -188,8 +189,9 @@ def glance(folder, link, date=None):
              machine_line(ctx, link, date),
              "**Ping round trip** (E1: a call returning a fixed string, client and server on "
              "this machine; median over repetitions of each repetition's median call, its "
-             "distribution-free CI95 and CV, n = repetitions x calls; TCP floor: a raw TCP "
-             "ping-pong of the same byte counts in the same repetition, x floor the ratio):",
+             "distribution-free CI95 and CV ('!' above 5%), n = repetitions x calls; TCP "
+             "floor: a raw TCP ping-pong of the same byte counts in the same repetition, "
+             "x floor the ratio; bytes on the socket, HTTP headers included):",
              ping_table(rows),
              f"**The papers' claims** ({counts['claims']} claims, docs/papers/claims.csv; "
              "a verdict holds only when the whole 95% interval is on one side):",

@@ -28,6 +28,7 @@ import gzip
 import io
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -189,10 +190,16 @@ def part_lines(parts, commands):
     return pm.table(["part", "command", "started", "ended", "wall time", "exit"], rows) + total
 
 
-def machine_md(args, out, contexts, parts, tree, report_note, gzipped, links):
+def relative(command):
+    """A command line with the checkout's location left out (/home/x/wsbench/
+    build/release/bench -> build/release/bench): the same on every machine."""
+    return re.sub(r"(?<![\w.])/[^\s'\"]*/(?=(build|scripts)/)", "", command)
+
+
+def machine_md(args, out, contexts, parts, tree, report_note, gzipped, links, runs):
     commands = {"experiments": args.experiments_command, "bench": args.bench_command}
     quick = quick_runs(contexts)
-    run_commands = "\n".join(f"- {run}: `{ctx['command_line']}`"
+    run_commands = "\n".join(f"- {run}: `{relative(ctx['command_line'])}`"
                              for run, ctx in contexts.items() if ctx.get("command_line"))
     sections = [
         f"# Machine and method: {os.path.basename(out)}",
@@ -211,10 +218,11 @@ def machine_md(args, out, contexts, parts, tree, report_note, gzipped, links):
         + "\n\nDebian packages (dpkg-query when this folder was written):\n\n"
         + pm.table(["package", "version"], pm.dpkg_versions()),
         "## Commands and wall time\n\n" + part_lines(parts, commands)
-        + "\n\nThe benchmark processes these ran, with their exact arguments:\n\n"
+        + "\n\nThe benchmark processes these ran, with their exact arguments (paths "
+        "relative to the checkout):\n\n"
         + (run_commands or "(none recorded)"),
         "## The machine's load during the run\n\n"
-        + "\n\n".join(pm.load_section(args.vmstat, parts)),
+        + "\n\n".join(pm.load_section(args.vmstat, parts, runs)),
         f"## Files\n\nreport.md: {report_note}. report.html: report.md with its plots inline "
         "(scripts/report_html.py).\n\n" + files_section(out, gzipped),
     ]
@@ -298,6 +306,10 @@ def main(argv=None):
         ap.error(str(e))
     src = os.path.abspath(args.from_experiments)
     contexts = contexts_of(src)
+    # When each run's JSON was written: the end of its window in machine.md.
+    ends = {run: datetime.datetime.fromtimestamp(
+        os.path.getmtime(os.path.join(src, run + ".json")), datetime.timezone.utc)
+        for run in contexts}
     tree = git_tree()
     out = os.path.abspath(args.out or os.path.join(ROOT, "docs", "results",
                                                     folder_name(contexts, parts, tree)))
@@ -340,7 +352,8 @@ def main(argv=None):
     for name, before, after in gzipped:
         log(f"{name}: {before:,} bytes, gzipped to {after:,}")
     log("machine.md")
-    machine_md(args, out, contexts, parts, tree, report_note, gzipped, links)
+    machine_md(args, out, contexts, parts, tree, report_note, gzipped, links,
+               pm.run_windows(ends, contexts))
     for p in parts:
         if p.rc:
             log(f"warning: {p.name} exited {p.rc} (machine.md says so)")

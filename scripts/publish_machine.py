@@ -169,14 +169,30 @@ def load_row(label, samples):
             f"{statistics.median(r):.0f}", f"{max(r):.0f}", f"{max(st):.0f}"]
 
 
-def load_section(vmstat_path, parts):
+def run_windows(ends, contexts):
+    """Each run's window: from its context's date (else the previous run's
+    end) to when its JSON was written (`ends`: {run: time}), in run order,
+    so that a disturbed run can be told from a quiet one."""
+    windows, previous = [], None
+    for run, end in sorted(ends.items(), key=lambda kv: kv[1]):
+        try:
+            start = parse_time(contexts.get(run, {}).get("date")) or previous
+        except ValueError:
+            start = previous
+        windows.append(Part(f"run {run}", start, end))
+        previous = end
+    return windows
+
+
+def load_section(vmstat_path, parts, runs=()):
     if not vmstat_path:
         return ["No vmstat log was given (scripts/publish records one with `vmstat -t 10`); "
                 "the machine's load during the run is not known beyond the load average each "
-                "run records at its start (below)."]
+                "run records at its start (above)."]
     vm = Vmstat(vmstat_path)
     rows = [load_row(f"{p.name} ({fmt_time(p.started)} to {fmt_time(p.ended)})",
-                     vm.window(p.started, p.ended)) for p in parts if p.started and p.ended]
+                     vm.window(p.started, p.ended))
+            for p in list(runs) + list(parts) if p.started and p.ended]
     rows.append(load_row("the whole log", vm.window()))
     header = ["window", "samples", "us+sy median %", "us+sy max %", "r median", "r max",
               "steal max %"]
@@ -185,9 +201,11 @@ def load_section(vmstat_path, parts):
             "vCPUs busy, the run's own work included. bench's round trips (placement `same`: "
             "client and server threads on one vCPU) keep one vCPU busy, so with nothing else "
             "running a two-vCPU machine shows about 50% and r (runnable threads) about 1-2 "
-            "while they run; E7 and E8 (wsbench-load: driver on one vCPU, server on the "
-            "other) and builds use both. A higher r, or us+sy above the run's own share, is "
-            "other work competing with the measurement.",
+            "while they run; E7 and E8 (wsbench-load: the clients on one vCPU, the server "
+            "on the other) and builds use both, and E7's 40 and E8's ramp of users are "
+            "client threads that r counts. Beyond those, a higher r or us+sy is other work "
+            "competing with the measurement. A run's window ends when its JSON "
+            "was written; a run shorter than the sampling interval has no sample.",
             table(header, rows)]
 
 

@@ -276,6 +276,21 @@ class TimingTest(unittest.TestCase):
         with self.assertRaises(ValueError):
             pm.parse_time("yesterday")
 
+    def test_run_windows_follow_the_json_files(self):
+        t = pm.parse_time
+        windows = pm.run_windows({"ping": t("2026-11-26T04:53:44Z"),
+                                  "e7": t("2026-11-26T05:00:56Z")},
+                                 {"ping": {"date": "2026-11-26T04:53:41+00:00"}, "e7": {}})
+        self.assertEqual([(w.name, w.wall) for w in windows], [("run ping", 3), ("run e7", 432)])
+
+    def test_command_lines_lose_the_checkouts_location(self):
+        import publish
+        self.assertEqual(publish.relative("/srv/wsbench/build/release/wsbench-load --out x"),
+                         "build/release/wsbench-load --out x")
+        self.assertEqual(publish.relative("/srv/wsbench/scripts/e9 --quick"), "scripts/e9 --quick")
+        self.assertEqual(publish.relative("./build/release/bench '--f=^rtt/[^/]+/'"),
+                         "./build/release/bench '--f=^rtt/[^/]+/'")
+
 
 VMSTAT = """\
 procs -----------memory---------- ---swap-- -----io---- -system-- ------cpu----- -----timestamp-----

@@ -23,6 +23,10 @@ WSBENCH_PACKAGES=(
 # libFuzzer runtimes.
 WSBENCH_FUZZ_PACKAGES=(clang libclang-rt-14-dev libfuzzer-14-dev)
 
+# scripts/test only: report.html's test opens it in headless Chromium;
+# report_html.py needs Python-Markdown, the report's plots matplotlib.
+WSBENCH_TEST_PACKAGES=(chromium python3-markdown python3-matplotlib)
+
 # wsbench_ensure_packages [extra packages...]
 wsbench_ensure_packages() {
   local wanted=("${WSBENCH_PACKAGES[@]}" "$@") missing=() pkg

@@ -1,5 +1,6 @@
 // Round trips: every stack x codec x operation, with the raw TCP floor
 // measured beside each case, percentiles and the phase decomposition.
+// Implemented in the rtt_*.cpp files; rtt_internal.h says what each holds.
 #pragma once
 
 #include <map>

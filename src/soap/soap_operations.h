@@ -1,9 +1,9 @@
 // The gsoap server's request handling (soap_operations.cpp), as the
-// connection code (soap_server.cpp) uses it: it makes one Operations per
-// connection and, for each request it has read up to the SOAP Body, calls
-// dispatch(), which runs the operation and writes its reply. A fault is
-// left in soap::error for the connection code to send. See
-// docs/stacks/gsoap.md.
+// connection code (soap_server.cpp, soap_connection.h) uses it: it makes
+// one Operations per connection and, for each request it has read up to
+// the SOAP Body, calls dispatch(), which runs the operation and writes its
+// reply. A fault is left in soap::error for the connection code to send.
+// See docs/stacks/gsoap.md.
 //
 // Internal to src/soap: includes the generated soapwsbenchService.h.
 #pragma once
@@ -30,8 +30,8 @@ struct Exchange {
   bool responding = false;  // kServiced is marked: what is sent now is the reply
 
   // The connection code's part when a request reaches its operation: it has
-  // been read to its end and no reply has begun. Defined in soap_server.cpp
-  // (not virtual: one connection model at a time).
+  // been read to its end and no reply has begun. Defined in
+  // soap_serve_loop.cpp (not virtual: one connection model at a time).
   void operation_entered(Context* ctx);
 };
 

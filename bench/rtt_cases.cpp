@@ -1,0 +1,251 @@
+// The round-trip cases and their registration: every stack x codec x
+// operation of the standard or full sweep, named as the filter sees them,
+// each with the sample count its pilot plans.
+#include <benchmark/benchmark.h>
+#include <regex.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <optional>
+
+#include "common/clock.h"
+#include "common/codec.h"
+#include "harness/stats.h"
+#include "rtt_internal.h"
+
+// Google Benchmark 1.7 defines this flag in its library without declaring
+// it in its header.
+namespace benchmark {
+extern bool FLAGS_benchmark_list_tests;
+}  // namespace benchmark
+
+namespace wsb::bench {
+namespace rtt {
+
+const char* op_name(Op op) {
+  switch (op) {
+    case Op::ping:
+      return "ping";
+    case Op::get:
+      return "get";
+    case Op::echo:
+      return "echo";
+    case Op::register_client:
+      return "register";
+    case Op::send:
+      return "send";
+    case Op::receive:
+      return "receive";
+    case Op::unregister:
+      return "unregister";
+    case Op::primes:
+      return "primes";
+    case Op::define:
+      return "define";
+    case Op::put:
+      return "put";
+  }
+  return "?";
+}
+
+std::string RttCase::name() const {
+  std::string n = "rtt/" + stack->name + "/" + codec + "/" + op_name(op);
+  if (op == Op::get || op == Op::echo || op == Op::send || op == Op::receive)
+    n += "/" + spec.label();
+  if (op == Op::primes) n += "/" + std::to_string(primes);
+  if (op == Op::define || op == Op::put) n += "/x" + std::to_string(size_multiple);
+  return n + "/" + std::string(placement_name(placement));
+}
+
+const std::vector<StackEntry>& stacks_of(const RttOptions& options) {
+  return options.stacks != nullptr ? *options.stacks : all_stacks();
+}
+
+namespace {
+
+std::vector<RttCase> rtt_cases(const RttOptions& options) {
+  const bool full = options.sweep == Sweep::full;
+  const std::vector<PayloadSpec> messages = {{Kind::message_a, 100}, {Kind::message_b, 128 * 1024}};
+  std::vector<PayloadSpec> get_payloads;
+  std::vector<PayloadSpec> echo_payloads;
+  if (full) {
+    get_payloads = codec_payloads(Sweep::full);
+    echo_payloads = get_payloads;
+  } else {
+    // One case per experiment, so five repetitions of every stack x codec
+    // (each collecting enough samples for its percentiles) fit in the
+    // default run: E1's ping, E3's largest int array, E5's message-a both
+    // ways, E7's primes. The queue operations are in --full.
+    get_payloads = {{Kind::ints, 3200}};
+    echo_payloads = {{Kind::message_a, 100}};
+  }
+  std::vector<RttCase> cases;
+  for (const Placement placement : options.placements) {
+    for (const auto& stack : stacks_of(options)) {
+      for (const auto& codec : stack.codecs) {
+        auto add = [&](Op op, PayloadSpec spec = {}, std::uint32_t n = 0) {
+          cases.push_back(RttCase{&stack, codec, op, spec, n, placement, options.dictionary_size});
+        };
+        const bool texts_only = find_codec(codec).texts_only;
+        add(Op::ping);
+        if (texts_only) {
+          // text/plain carries texts only: E1's REST text row.
+          add(Op::get, {Kind::text});
+          add(Op::echo, {Kind::text});
+        } else {
+          for (const auto& s : get_payloads) add(Op::get, s);
+          for (const auto& s : echo_payloads) add(Op::echo, s);
+        }
+        if (full && !texts_only) {
+          add(Op::register_client);
+          for (const auto& s : messages) {
+            add(Op::send, s);
+            add(Op::receive, s);
+          }
+          add(Op::unregister);
+        }
+        add(Op::primes, {}, full ? 100'000 : 1'000);
+        add(Op::define);
+        add(Op::put);
+      }
+    }
+  }
+  return cases;
+}
+
+// Every round trip gets kMinSamples samples, or as many as
+// RttOptions::sampling_seconds of calls allow if fewer: enough for a p99.
+// Google Benchmark's min_time promises no count: it reports the first trial
+// whose calls add up to min_time, so a burst of load during a trial of 100
+// calls reports 100 samples. A fixed count is taken only at registration;
+// so each case the filter selects gets a short untimed pilot here, and a
+// fixed ->Iterations() of that many samples. A fixed case's name carries
+// "/iterations:N", as any fixed count's does.
+constexpr std::int64_t kMinSamples = 200;
+constexpr std::size_t kPilotCalls = 10;
+constexpr std::int64_t kPilotBudgetNs = 250'000'000;
+
+// Google Benchmark's filter as it applies it: a POSIX extended regex
+// searched for in the full name; empty or "all" selects everything, a
+// leading '-' negates.
+class NameFilter {
+ public:
+  NameFilter() {
+    std::string spec = benchmark::GetBenchmarkFilter();
+    if (spec.empty() || spec == "all") spec = ".";
+    if (spec.front() == '-') {
+      negate_ = true;
+      spec.erase(0, 1);
+    }
+    // A bad regex selects nothing here; Google Benchmark reports it.
+    compiled_ = regcomp(&re_, spec.c_str(), REG_EXTENDED | REG_NOSUB) == 0;
+  }
+  ~NameFilter() {
+    if (compiled_) regfree(&re_);
+  }
+  NameFilter(const NameFilter&) = delete;
+  NameFilter& operator=(const NameFilter&) = delete;
+
+  bool selects(const std::string& name) const {
+    return compiled_ && (regexec(&re_, name.c_str(), 0, nullptr, 0) == 0) != negate_;
+  }
+
+ private:
+  regex_t re_{};
+  bool compiled_ = false;
+  bool negate_ = false;
+};
+
+// The median time of a few timed calls after a verified one; nullopt if
+// the reply is wrong (the case itself then reports why).
+std::optional<double> pilot_call_ns(const RttCase& c) {
+  const CaseScope scope(c);
+  pin_current_thread(client_cpu(c.placement));
+  const auto client = c.stack->connect(pool->endpoint(*c.stack, c.placement), c.codec);
+  OpRunner runner(*client, c);
+  const std::int64_t verify_start = now_ns();
+  if (!runner.verify().empty()) return std::nullopt;
+  // A call as long as the budget is its own estimate: over a shaped link
+  // one call of a 64 MiB body takes seconds.
+  if (const std::int64_t verify_ns = now_ns() - verify_start; verify_ns >= kPilotBudgetNs)
+    return static_cast<double>(verify_ns);
+  std::vector<std::int64_t> times;
+  const std::int64_t deadline = now_ns() + kPilotBudgetNs;
+  while (times.size() < kPilotCalls && (times.empty() || now_ns() < deadline)) {
+    runner.set_up();
+    times.push_back(runner.timed_call());
+    runner.clean_up();
+  }
+  return summarize(times).median;
+}
+
+// The fixed iteration count of a case, or nullopt to leave it to min_time.
+std::optional<std::int64_t> planned_iterations(const RttCase& c, const NameFilter& filter,
+                                               double sampling_ns) {
+  const std::string name = c.name();
+  if (benchmark::FLAGS_benchmark_list_tests || !filter.selects(name + "/manual_time"))
+    return std::nullopt;
+  std::optional<double> call_ns;
+  try {
+    call_ns = pilot_call_ns(c);
+  } catch (const std::exception&) {
+    return std::nullopt;  // the case fails the same way and reports it
+  }
+  if (!call_ns || !(*call_ns > 0)) return std::nullopt;
+  const std::int64_t n =
+      std::clamp(static_cast<std::int64_t>(sampling_ns / *call_ns), std::int64_t{1}, kMinSamples);
+  if (!filter.selects(name + "/iterations:" + std::to_string(n) + "/manual_time")) {
+    std::fprintf(stderr,
+                 "bench: the filter excludes %s/iterations:%lld, so min_time alone sets its "
+                 "samples\n",
+                 name.c_str(), static_cast<long long>(n));
+    return std::nullopt;
+  }
+  return n;
+}
+
+}  // namespace
+}  // namespace rtt
+
+Sweep register_rtt_benchmarks(const RttOptions& options) {
+  using rtt::RttCase;
+  rtt::init_pool(options);
+  static std::vector<RttCase> cases;
+  cases = rtt::rtt_cases(options);
+  const rtt::NameFilter filter;
+  Sweep swept = options.sweep;
+  // A filter that names only cases of the full sweep (say rtt/.*/binary)
+  // gets them: running nothing would look like a broken filter.
+  if (options.sweep == Sweep::standard && !benchmark::GetBenchmarkFilter().empty()) {
+    const auto selected = [&](const std::vector<RttCase>& all) {
+      return std::any_of(all.begin(), all.end(), [&](const RttCase& c) {
+        return filter.selects(c.name() + "/manual_time");
+      });
+    };
+    if (!selected(cases)) {
+      RttOptions full = options;
+      full.sweep = Sweep::full;
+      auto wider = rtt::rtt_cases(full);
+      if (selected(wider)) {
+        std::fprintf(stderr,
+                     "bench: the filter selects round trips of the full sweep only: "
+                     "running those (--full runs every case)\n");
+        cases = std::move(wider);
+        swept = Sweep::full;
+      }
+    }
+  }
+  for (const auto& c : cases) {
+    auto* b = benchmark::RegisterBenchmark(c.name().c_str(),
+                                           [&c](benchmark::State& s) { rtt::guarded_rtt(s, c); });
+    b->UseManualTime()->Unit(benchmark::kMicrosecond);
+    if (options.iterations > 0) {
+      b->Iterations(options.iterations);
+    } else if (const auto n = rtt::planned_iterations(c, filter, options.sampling_seconds * 1e9)) {
+      b->Iterations(*n);
+    }
+  }
+  return swept;
+}
+
+}  // namespace wsb::bench

@@ -1,0 +1,82 @@
+// Where round trips are served: the pool of in-process servers and each
+// case's isolation (CaseScope, rtt_internal.h).
+#include <chrono>
+#include <cstdio>
+
+#include "common/dictionary.h"
+#include "harness/network_link.h"
+#include "rtt_internal.h"
+
+namespace wsb::bench::rtt {
+namespace {
+
+DictionaryOptions dictionary_options(unsigned size_multiple) {
+  DictionaryOptions options;
+  options.size_multiple = size_multiple;
+  return options;
+}
+
+}  // namespace
+
+ServerPool::ServerPool(const RttOptions& options)
+    : targets_(options.targets),
+      remote_floor_(options.remote_floor),
+      link_(options.link),
+      service_({}, {}, dictionary_options(options.dictionary_size)) {}
+
+Endpoint ServerPool::endpoint(const StackEntry& stack, Placement placement) {
+  if (const auto it = targets_.find(stack.name); it != targets_.end()) return it->second;
+  const std::lock_guard lock(mutex_);
+  const auto key = std::make_pair(stack.name, placement);
+  auto& server = servers_[key];
+  if (!server) {
+    ServerOptions options;
+    options.cpu = server_cpu(placement);
+    if (link_ == nullptr) {
+      server = stack.start_server(service_, options);
+    } else {
+      // Its listening socket is made in the server's namespace, and
+      // keeps it; so do the connections it accepts.
+      options.listen = Endpoint{NetworkLink::server_address(), 0};
+      link_->run_in(NetworkLink::Side::server,
+                    [&] { server = stack.start_server(service_, options); });
+    }
+  }
+  return server->endpoint();
+}
+
+void ServerPool::stop_servers() {
+  const std::lock_guard lock(mutex_);
+  servers_.clear();
+}
+
+ServerPool* pool = nullptr;
+
+void init_pool(const RttOptions& options) {
+  static std::unique_ptr<ServerPool> servers;
+  if (!servers) servers = std::make_unique<ServerPool>(options);
+  pool = servers.get();
+}
+
+CaseScope::CaseScope(const RttCase& c) : name_(c.name()), before_(ProcessState::now()) {
+  pool->endpoint(*c.stack, c.placement);
+  idle_server_ = ProcessState::now();
+}
+
+CaseScope::~CaseScope() {
+  affinity_.restore();
+  const auto timeout = std::chrono::seconds(2);
+  const ProcessState released = wait_for_state(idle_server_, timeout);
+  if (!(released == idle_server_)) report("its connections", idle_server_, released);
+  pool->stop_servers();
+  const ProcessState after = wait_for_state(before_, timeout);
+  if (!(after == before_)) report("the process", before_, after);
+}
+
+void CaseScope::report(const char* what, const ProcessState& expected,
+                       const ProcessState& seen) const {
+  std::fprintf(stderr, "bench: %s: %s not released: expected %s, found %s\n", name_.c_str(), what,
+               expected.describe().c_str(), seen.describe().c_str());
+}
+
+}  // namespace wsb::bench::rtt

@@ -155,10 +155,21 @@ def compress_large(out, limit_mb):
         size = os.path.getsize(path)
         if size <= limit_mb * 1e6:
             continue
-        with open(path, "rb") as src, gzip.open(path + ".gz", "wb", compresslevel=9) as dst:
+        # mtime 0 and no name: the same JSON gives the same bytes, so a
+        # regenerated folder changes only where the figures do.
+        with open(path, "rb") as src, open(path + ".gz", "wb") as raw, \
+                gzip.GzipFile("", "wb", 9, raw, mtime=0) as dst:
             shutil.copyfileobj(src, dst)
         os.remove(path)
         done.append((os.path.relpath(path, out), size, os.path.getsize(path + ".gz")))
+    # Links written before the compression follow the file to its new name.
+    for page in glob.glob(os.path.join(out, "*.md")):
+        with open(page) as f:
+            text = f.read()
+        for name, _, _ in done:
+            text = text.replace(f"]({name})", f"]({name}.gz)")
+        with open(page, "w") as f:
+            f.write(text)
     return done
 
 
@@ -283,7 +294,7 @@ def parse_args(argv):
     ap.add_argument("--regenerate-report", action="store_true",
                     help="rewrite report.md and the PNGs from the JSON with today's "
                          "scripts/experiments.py instead of copying the run's")
-    ap.add_argument("--gzip-above", type=float, default=5, metavar="MB",
+    ap.add_argument("--gzip-above", type=float, default=1, metavar="MB",
                     help="gzip JSON files larger than this (default: %(default)s MB)")
     ap.add_argument("--readme", default=os.path.join(ROOT, "README.md"),
                     help="the README whose glance block is rewritten (default: the repo's)")

@@ -9,6 +9,7 @@
 #include <charconv>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <iostream>
 #include <string>
 #include <string_view>
@@ -79,6 +80,10 @@ std::size_t stack_offset_from_environment() {
 }
 
 [[gnu::noinline]] int run(int argc, char** argv, std::size_t stack_offset) {
+  // Each case's console line leaves as it is printed, even into a pipe
+  // (scripts/e9 counts them for its progress lines). Lines are printed
+  // between cases, never inside a timed loop.
+  std::setvbuf(stdout, nullptr, _IOLBF, BUFSIZ);
   const std::vector<std::string> command_line(argv, argv + argc);
 
   // Defaults for a citable run, each applied only if the user gave none:
@@ -102,6 +107,7 @@ std::size_t stack_offset_from_environment() {
   const std::string out_file = flag_value(args, "--benchmark_out");
   const std::string out_format = flag_value(args, "--benchmark_out_format");
   const std::string list_tests = flag_value(args, "--benchmark_list_tests");
+  const std::string filter = flag_value(args, "--benchmark_filter");
   const bool listing =
       has_flag(args, "--benchmark_list_tests") && list_tests != "false" && list_tests != "0";
   argc = static_cast<int>(args.size());
@@ -116,7 +122,7 @@ std::size_t stack_offset_from_environment() {
   options.add_options()("help,h", "show this help, then Google Benchmark's flags")(
       "dictionary-size", po::value(&dictionary_size)->default_value(dictionary_size),
       "E8's definitions for the define and put round trips: x1, x10, x15 or x20 times 128 "
-      "bytes (the database is built on first use; README \"The dictionary service\")")(
+      "bytes (the database is built on first use; docs/reference/operations.md)")(
       "full", "run the whole catalogue, including 16-64 MiB binaries and gml/5000, gml/10000")(
       "placement", po::value(&placements)->default_value("same"),
       "CPU placement of client and server threads for round trips: same (one vCPU), split "
@@ -130,7 +136,7 @@ std::size_t stack_offset_from_environment() {
       "link", po::value<std::string>()->default_value("loopback"),
       "round trips over loopback, or over a link between two network namespaces shaped with "
       "tc (needs root): lan1g, lan100, wlan, or custom:rate=R,delay=D,jitter=J,loss=L% "
-      "(README \"Links\")")(
+      "(docs/servers/links.md)")(
       "sampling-seconds", po::value<double>()->default_value(2.0),
       "how long a round-trip case's timed calls may take per repetition when fewer than 200 "
       "fit (scripts/e9 takes 0.5: over lan100 a 16 MiB call takes 1.4 s)")(
@@ -147,7 +153,7 @@ std::size_t stack_offset_from_environment() {
       "text of the codec cases' generated strings: plain (ASCII, as in the studies) or escaped "
       "(every 8th string with XML specials and multi-byte UTF-8; labels get ':escaped'); round "
       "trips and --wire-sizes always use plain");
-  // Heap and allocation policies (README "Heap and allocation policies").
+  // Heap and allocation policies (docs/methodology.md).
   std::string heap = "retain";
   std::string alloc = "reuse";
   options.add_options()("heap", po::value(&heap)->default_value("retain"),
@@ -329,9 +335,20 @@ std::size_t stack_offset_from_environment() {
   if (!skip_round_trips && wsb::bench::register_rtt_benchmarks(rtt) != sweep)
     benchmark::AddCustomContext("wsbench_rtt_sweep", "full (the filter selects only its cases)");
   aftermath.ticks_before = wsb::read_cpu_ticks();
-  benchmark::RunSpecifiedBenchmarks();
+  const std::size_t cases = benchmark::RunSpecifiedBenchmarks();
   aftermath.ticks_after = wsb::read_cpu_ticks();
   benchmark::Shutdown();
+  // Google Benchmark would exit 0 here and leave an empty --benchmark_out
+  // file, which a script takes for a run.
+  if (cases == 0) {
+    std::cerr << "bench: no case matches " << (filter.empty() ? "." : filter)
+              << (skip_round_trips ? " (the round trips are skipped, above)" : "") << "\n";
+    std::error_code ec;
+    if (!out_file.empty() && std::filesystem::is_regular_file(out_file, ec) &&
+        std::filesystem::file_size(out_file, ec) == 0)
+      std::filesystem::remove(out_file, ec);
+    return 1;
+  }
   if (listing) return 0;
 
   if (calibrating)

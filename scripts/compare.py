@@ -1,7 +1,10 @@
 #!/usr/bin/env python3
 """Two wsbench result files side by side, per case, with a significance test.
 
-Usage: scripts/compare A.json B.json [--filter REGEX] [--alpha 0.05]
+Usage: scripts/compare A B [--filter REGEX] [--alpha 0.05]
+
+A and B are result files (bench.json) or the run folders holding one
+(results/bench/<UTC time>/, results/bench/latest).
 
 For every case in either file: the median over repetitions in A and in B
 with their CI95 (the rules of scripts/summarize.py), the change of B's
@@ -22,7 +25,6 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import summarize  # noqa: E402  (same directory; shares the statistics rules)
-from scipy.stats import mannwhitneyu  # noqa: E402
 
 
 def case_values(case):
@@ -50,6 +52,9 @@ def compare_case(a, b, alpha):
     change = sb.median / sa.median - 1 if sa.median else None
     if min_p_value(len(va), len(vb)) >= alpha:
         return sa, sb, change, None, f"n too small for p < {alpha:g}"
+    # SciPy only here, so --help and bad options need no SciPy (scripts/compare
+    # makes an environment with it).
+    from scipy.stats import mannwhitneyu
     p = mannwhitneyu(va, vb, alternative="two-sided", method="auto").pvalue
     if p >= alpha:
         verdict = "no significant change"
@@ -66,15 +71,28 @@ def context_line(label, path, ctx):
     return f"{label}: {path}" + (" [DIRTY TREE]" if dirty else "") + "\n   " + ", ".join(parts)
 
 
+def result_file(path):
+    """The JSON file of a run: the path itself, or the only .json in a run folder."""
+    if not os.path.isdir(path):
+        return path
+    found = sorted(f for f in os.listdir(path) if f.endswith(".json"))
+    if len(found) != 1:
+        sys.exit(f"compare: {path} holds {len(found)} JSON files, not one: name the file")
+    return os.path.join(path, found[0])
+
+
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("a", help="baseline result file (Google Benchmark JSON from bench)")
-    ap.add_argument("b", help="result file compared with it")
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0],
+                                 epilog="Takes a second or two; prints a table, writes nothing.")
+    ap.add_argument("a", help="baseline: a result file (Google Benchmark JSON from bench) or "
+                              "its run folder")
+    ap.add_argument("b", help="the result file or run folder compared with it")
     ap.add_argument("--filter", default="", help="only cases whose name matches this regex")
     ap.add_argument("--alpha", type=float, default=0.05, help="significance level (0.05)")
     args = ap.parse_args(argv)
 
     files = []
+    args.a, args.b = result_file(args.a), result_file(args.b)
     for path in (args.a, args.b):
         try:
             with open(path) as f:

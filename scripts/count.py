@@ -1,5 +1,12 @@
 #!/usr/bin/env python3
-"""Instruction counts per operation under callgrind (driven by scripts/count)."""
+"""Instruction counts per operation under callgrind.
+
+scripts/count drives it: it builds the bench, installs valgrind and picks
+the output folder (results/count/<UTC time>/count.json). Each case runs
+twice under callgrind, for N and MULTIPLIER x N iterations; the difference
+over the extra iterations is one operation's count. A line per case on
+stderr says how far the run is.
+"""
 import argparse
 import concurrent.futures
 import json
@@ -8,6 +15,8 @@ import re
 import subprocess
 import sys
 import tempfile
+
+from progress import Progress
 
 TIMEOUT_S = 900
 
@@ -105,34 +114,39 @@ def count_case(bench, case, n1, n2):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--bench", required=True)
-    ap.add_argument("--filter", required=True)
-    ap.add_argument("--iterations", type=int, default=10)
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0],
+                                 epilog="Typical time on 2 vCPUs: 10-30 s per case.")
+    ap.add_argument("--bench", required=True, help="the bench binary to count")
+    ap.add_argument("--filter", required=True, help="Google Benchmark filter of the cases")
+    ap.add_argument("--iterations", type=int, default=10, help="N, the first run's iterations")
     ap.add_argument("--multiplier", type=int, default=3,
                     help="the second run counts this many times --iterations")
     ap.add_argument("--jobs", type=int, default=1,
                     help="codec cases counted at once (round trips always one at a time: "
                          "their threads are pinned)")
-    ap.add_argument("--out", required=True)
+    ap.add_argument("--out", required=True, help="the JSON file to write")
     args = ap.parse_args()
 
     listing = subprocess.run([args.bench, "--benchmark_list_tests=true",
                               "--benchmark_filter=" + args.filter],
-                             capture_output=True, text=True, check=True)
+                             capture_output=True, text=True, check=False)
     cases = [c for c in listing.stdout.split("\n") if c]
     if not cases:
-        sys.exit(f"count: no benchmark matches '{args.filter}'")
+        if listing.returncode > 1:  # an option bench refused, in its own words
+            sys.exit(f"count: {listing.stderr.strip()}")
+        sys.exit(f"count: no case matches {args.filter}")
 
     if args.multiplier < 2:
         sys.exit("count: --multiplier must be at least 2")
     n1, n2 = args.iterations, args.multiplier * args.iterations
+    progress = Progress("count", len(cases))
 
     def show(entry):
         shown = (f"{entry['instructions_per_op']:>15,}" if "instructions_per_op" in entry
                  else entry.get("skipped") or entry["error"])
         print(f"{entry['case']:<60} {shown}{'  (threaded)' if 'note' in entry else ''}",
               flush=True)
+        progress.end(entry["case"])
         return entry
 
     # Each case is its own process, so cases can run side by side; the

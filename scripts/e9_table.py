@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """E9's table from a wsbench result file (scripts/e9 writes one).
 
-Usage: scripts/e9_table.py results/e9-....json
+Usage: scripts/e9_table.py results/e9/latest/e9.json
 
 One row per payload (binary 1-64 MiB, gml 1-10,000 buildings), and for each
 SOAP variant (soap: base64 inline; soap-swa: SOAP with Attachments; soap-mtom:
@@ -43,7 +43,8 @@ def round_trip(cases, variant, payload):
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0],
+                                 epilog="Takes under a second; prints the table, writes nothing.")
     ap.add_argument("json", help="Google Benchmark JSON output of bench (scripts/e9)")
     args = ap.parse_args(argv)
     with open(args.json) as f:

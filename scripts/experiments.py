@@ -16,6 +16,7 @@ add the managed runtimes' rows and runtime shares from OUTDIR/runtimes
 """
 import argparse
 import os
+import re
 import shlex
 import shutil
 import statistics
@@ -27,6 +28,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import runtime_share  # noqa: E402  (managed runtimes beside the native rows)
 import summarize  # noqa: E402  (the statistics rules of every table)
 import claims as claims_mod  # noqa: E402  (the papers' claims, decided on intervals)
+from progress import Progress  # noqa: E402  (a line per run: how far, how long left)
 import experiment_tables  # noqa: E402,F401  (the tables; tests read its formatting)
 from experiment_tables import (E3_PROTOCOLS, E4_FORMATS, SIZES, read_csv, table,  # noqa: E402
                                render_e1, render_e2, render_e3, render_e4, render_e5, render_e6,
@@ -81,6 +83,11 @@ LOAD_RUNS = {
                      "0.25", "--search", "32:16:128"]},
 }
 E9_LINK = "lan100"  # cha-et-al's 100 Mbit/s
+# Typical seconds of each run on 2 vCPUs, (full, quick), for the progress
+# lines' estimate of the time left (scaled by how fast the runs done went);
+# the managed runtimes' run under RUNTIMES_DIR.
+TYPICAL_S = {"ping": (5, 5), "parse": (5, 5), "query": (220, 40), "messaging": (70, 15),
+             "e7": (145, 145), "e8": (1400, 180), "e9": (1210, 180), "runtimes": (1800, 600)}
 
 
 class Experiment:
@@ -217,7 +224,7 @@ ABOUT = {
     "E8": "Mohamed and Wijesekera loaded a dictionary service on an Android host with users "
           "ramping up one per second to 21, at message sizes x1-x20, reporting CPU, memory and "
           "the most users served without a dropped request. Here `wsbench-load --experiment "
-          "E8`: the SQLite dictionary (docs/dictionary.md) served by wsbench-server as a "
+          "E8`: the SQLite dictionary (docs/reference/operations.md) served by wsbench-server as a "
           "separate, sampled process per protocol and size; each user a closed-loop client; "
           "after the ramp the users keep rising in steps until the first failed call.",
     "E9": "Cha et al. compared standard SOAP (base64), SOAP with Attachments and MTOM for 1-64 "
@@ -346,23 +353,34 @@ def runtime_rows(outdir, key):
     folder = os.path.join(outdir, RUNTIMES_DIR)
     if not os.path.exists(os.path.join(folder, runtime_share.MANIFEST)):
         return ("**Managed runtimes:** none in this folder. `scripts/runtimes python,php,java` "
-                "measures them beside the native clients (results/runtimes-<UTC time>/share.md); "
+                "measures them beside the native clients (results/runtimes/<UTC time>/share.md); "
                 "`scripts/experiments E1 E3 E5 --runtimes python,php,java` runs them into this "
                 f"report, as does a copy of such a folder at `{RUNTIMES_DIR}/` here.")
     results = runtime_share.Results(folder)
     sections = dict(runtime_share.experiment_sections(results, heading="###"))
     return ("**Managed runtimes** (from `runtimes/`, their own native run in the same session; "
-            "how to read the share: README, Managed runtimes):\n\n" + sections[key])
+            "how to read the share: docs/runtimes/README.md):\n\n" + sections[key])
 
 
 # ---- running ----
+
+# The progress lines of the runs that have them (wsbench-load's E7 and E8
+# cells, scripts/e9's cases), shown as well as logged: those runs take minutes.
+RUN_PROGRESS = re.compile(r"^(wsbench-load: E[78]|e9:) \[\d+/\d+\]")
+
 
 def timed_run(outdir, run, cmd):
     """Runs cmd with its output in OUTDIR/run.log; True if it succeeded."""
     print(f"experiments: run {run}: {' '.join(shlex.quote(c) for c in cmd)}", flush=True)
     started = time.monotonic()
     with open(os.path.join(outdir, run + ".log"), "a") as log:
-        code = subprocess.call(cmd, stdout=log, stderr=subprocess.STDOUT)
+        child = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                 text=True, errors="replace")
+        for line in child.stdout:
+            log.write(line)
+            if RUN_PROGRESS.match(line):
+                print("  " + line, end="", file=sys.stderr, flush=True)
+        code = child.wait()
     print(f"experiments: run {run} took {time.monotonic() - started:.0f} s (exit {code})",
           flush=True)
     return code == 0
@@ -407,8 +425,15 @@ def run_experiments(outdir, keys, quick, runtimes=None):
         sys.exit(f"experiments: unknown experiment(s) {', '.join(sorted(unknown))}")
     os.makedirs(outdir, exist_ok=True)
     runs = list(dict.fromkeys(r for e in wanted if not e.needs for r in e.runs))
+    with_runtimes = bool(runtimes) and bool({e.key for e in wanted} & set(RUNTIME_EXPERIMENTS))
+    steps = runs + ([RUNTIMES_DIR] if with_runtimes else [])
+    progress = Progress("experiments", len(steps),
+                        typical=[TYPICAL_S[s][1 if quick else 0] for s in steps])
+    print(f"experiments: results in {outdir}/", file=sys.stderr, flush=True)
     failed = []
     for run in runs:
+        progress.begin(f"run {run} for " + ", ".join(e.key for e in wanted if run in e.runs))
+        progress.advance()
         if run in LOAD_RUNS:
             cmd = [LOAD, "--out", os.path.join(outdir, run + ".json")] \
                 + LOAD_RUNS[run]["quick" if quick else "full"]
@@ -429,13 +454,12 @@ def run_experiments(outdir, keys, quick, runtimes=None):
             cmd.append(f"--iterations={QUICK_ITERATIONS}")
         if not timed_run(outdir, run, cmd):
             failed.append(run)
-    if runtimes:
-        wanted_keys = {e.key for e in wanted}
-        if wanted_keys & set(RUNTIME_EXPERIMENTS):
-            args = argparse.Namespace(runtimes=runtimes, quick=quick, repetitions=None,
-                                      calls=None)
-            if runtime_share.run(os.path.join(outdir, RUNTIMES_DIR), args) != 0:
-                failed.append(RUNTIMES_DIR)
+    if with_runtimes:
+        progress.begin(f"managed runtimes {runtimes} for " + ", ".join(
+            e.key for e in wanted if e.key in RUNTIME_EXPERIMENTS))
+        args = argparse.Namespace(runtimes=runtimes, quick=quick, repetitions=None, calls=None)
+        if runtime_share.run(os.path.join(outdir, RUNTIMES_DIR), args) != 0:
+            failed.append(RUNTIMES_DIR)
     path = write_report(outdir)
     print(f"experiments: report {path}")
     return 1 if failed else 0

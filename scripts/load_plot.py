@@ -5,15 +5,20 @@ means) with min-max bars (over every repetition's calls) per shape and
 column; E8 as the server's CPU % and RSS per user step, a line per protocol,
 size and repetition; a plain run as throughput per target and repetition.
 Needs matplotlib
-(Debian python3-matplotlib); without it, says so and exits 0."""
+(Debian python3-matplotlib); without it, says so and exits 0. scripts/load
+runs it on every run's load.json."""
+import argparse
 import json
 import os
-import sys
 
 
 def main():
-    if len(sys.argv) != 2:
-        sys.exit("usage: load_plot.py RESULT.json")
+    ap = argparse.ArgumentParser(
+        description="PNG plots of a wsbench-load JSON file, one per experiment.",
+        epilog="Takes a few seconds. Output: <RESULT>-<experiment>.png beside RESULT.json "
+               "(load-E7.png, load-E8.png, load-runs.png).")
+    ap.add_argument("result", metavar="RESULT.json", help="a wsbench-load JSON file")
+    args = ap.parse_args()
     try:
         import matplotlib
         matplotlib.use("Agg")
@@ -21,7 +26,7 @@ def main():
     except ImportError:
         print("load_plot: matplotlib is not installed (python3-matplotlib); no plot made")
         return
-    path = sys.argv[1]
+    path = args.result
     with open(path) as f:
         runs = json.load(f)["runs"]
     experiments = sorted({r["experiment"] or "runs" for r in runs})

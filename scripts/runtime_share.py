@@ -30,6 +30,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import summarize  # noqa: E402  (Stat: median and its CI95 over repetitions)
+from progress import Progress  # noqa: E402  (a line per run: how far, how long left)
 
 ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 BENCH = os.path.join(ROOT, "build", "release", "bench")
@@ -391,8 +392,13 @@ def run(outdir, args):
     manifest = {"command": shown(sys.argv),
                 "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
                 "sizes": sizes, "runtimes": {}}
+    progress = Progress("runtimes", len(names) + 1)
+    print(f"runtimes: results in {outdir}/", file=sys.stderr, flush=True)
     for runtime in names:
+        progress.begin(f"{runtime} clients")
         manifest["runtimes"][runtime] = run_runtime(outdir, runtime, args)
+        progress.advance()
+    progress.begin("native clients of the same cases")
     manifest["native"] = run_native(outdir, sizes, args)
     manifest["seconds"] = round(time.monotonic() - started)
     with open(os.path.join(outdir, MANIFEST), "w") as f:

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Tables a researcher can cite, from a wsbench Google Benchmark JSON file.
 
-Usage: scripts/summarize.py [--instructions results/count.json] results/bench-....json
+Usage: scripts/summarize.py [--instructions results/count/latest/count.json]
+                            results/bench/latest/bench.json
 
 Every figure comes from the per-repetition rows (Google Benchmark's own
 aggregates are ignored), so one repetition and many are read the same way:
@@ -518,7 +519,8 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("json", help="Google Benchmark JSON output of bench")
     ap.add_argument("--instructions", metavar="FILE",
-                    help="scripts/count output (results/count.json) to add instructions per op")
+                    help="scripts/count output (results/count/<UTC time>/count.json) to add "
+                         "instructions per op")
     args = ap.parse_args(argv)
     with open(args.json) as f:
         data = json.load(f)

@@ -19,8 +19,8 @@ field() {
 # Instruction counts: positive, and identical on a second run.
 WSBENCH_RESULTS=$work/a "$repo/scripts/count" "$case_filter" 5 >/dev/null
 WSBENCH_RESULTS=$work/b "$repo/scripts/count" "$case_filter" 5 >/dev/null
-first=$(field "$work/a/count.json" instructions_per_op)
-second=$(field "$work/b/count.json" instructions_per_op)
+first=$(field "$work/a/count/latest/count.json" instructions_per_op)
+second=$(field "$work/b/count/latest/count.json" instructions_per_op)
 [[ "$first" =~ ^[0-9]+$ ]] && [ "$first" -gt 1000 ] || fail "count: '$first'"
 [ "$first" = "$second" ] || fail "count not repeatable: $first vs $second"
 echo "ok: count gives $first instructions per encode, twice"
@@ -57,11 +57,12 @@ fi
 grep -q "sampling only each case's timed loop" "$work/flame.log" || fail "flamegraph does not say what it samples"
 for pair in encode_json_ints_200:JsonCodec rtt_beast_json_ping_same_manual_time:wsb::beast_stack::; do
   name=${pair%%:*}
-  grep -q '<svg' "$work/flamegraph/$name.svg" || fail "no SVG for $name"
-  grep -q "${pair#*:}" "$work/flamegraph/$name.folded" || fail "$name: the measured code is missing"
+  grep -q '<svg' "$work/flamegraph/latest/$name.svg" || fail "no SVG for $name"
+  grep -q "${pair#*:}" "$work/flamegraph/latest/$name.folded" ||
+    fail "$name: the measured code is missing"
   for outside in 'TcpFloor::' 'OpRunner::verify' '::verified(' 'count_wire' 'wsb::generate' \
                  'wsb::calibrate' 'pilot_call_ns'; do
-    if grep -qF "$outside" "$work/flamegraph/$name.folded"; then
+    if grep -qF "$outside" "$work/flamegraph/latest/$name.folded"; then
       fail "$name: samples outside the timed loop, in $outside"
     fi
   done

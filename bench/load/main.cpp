@@ -7,6 +7,8 @@
 #include <unistd.h>
 
 #include <boost/program_options.hpp>
+#include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <ctime>
 #include <filesystem>
@@ -208,6 +210,43 @@ std::vector<RunRecord> sampled_run(const Options& o, const std::vector<std::stri
   return records;
 }
 
+// "45s", "4m12s" or "1h05m".
+std::string duration_text(double seconds) {
+  const long s = std::lround(seconds);
+  char text[32];
+  if (s < 60)
+    std::snprintf(text, sizeof text, "%lds", s);
+  else if (s < 3600)
+    std::snprintf(text, sizeof text, "%ldm%02lds", s / 60, s % 60);
+  else
+    std::snprintf(text, sizeof text, "%ldh%02ldm", s / 3600, s % 3600 / 60);
+  return text;
+}
+
+// A line on stderr per finished cell of E7 or E8, which run for minutes
+// and print their tables (stdout) only at the end: how far, how long so
+// far, and the time left at the mean pace of the cells done.
+class CellProgress {
+ public:
+  CellProgress(std::string experiment, int total)
+      : experiment_(std::move(experiment)), total_(total) {}
+  void done(const std::string& cell) {
+    ++done_;
+    const double elapsed =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+    std::string left;
+    if (done_ < total_)
+      left = ", about " + duration_text(elapsed / done_ * (total_ - done_)) + " left";
+    std::fprintf(stderr, "wsbench-load: %s [%d/%d] %s done, elapsed %s%s\n", experiment_.c_str(),
+                 done_, total_, cell.c_str(), duration_text(elapsed).c_str(), left.c_str());
+  }
+
+ private:
+  std::string experiment_;
+  int total_, done_ = 0;
+  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
+};
+
 // Repetitions of every E7 cell and every E8 protocol x size unless
 // --repeat says otherwise: each an independent run (servers of its own),
 // so the spread of their results is the unit of an interval.
@@ -226,6 +265,7 @@ std::vector<RunRecord> run_e7(Options o, const Cpus& cpus) {
       {"REST", {"beast/json"}},
       {"SOAP+REST", {"gsoap/soap", "beast/json"}}};
   const int count = repetitions(o, kE7Repetitions);
+  CellProgress progress("E7", count * static_cast<int>(columns.size() * std::size(kE7Shapes)));
   std::vector<RunRecord> records;
   // Every cell's repetition r before any cell's r + 1: a drift of the
   // machine over the experiment falls on all cells alike.
@@ -249,6 +289,8 @@ std::vector<RunRecord> run_e7(Options o, const Cpus& cpus) {
               record.mode = loads.size() > 1 ? "mixed" : "closed";
             });
         for (auto& record : cell) records.push_back(std::move(record));
+        progress.done(column + " " + shape + ", repetition " + std::to_string(r + 1) + " of " +
+                      std::to_string(count));
       }
     }
   }
@@ -306,6 +348,7 @@ std::vector<RunRecord> run_e8(Options o, const Cpus& cpus, const E8Plan& plan) {
                  wsb::Dictionary(dictionary).how_opened().c_str());
   }
   const int count = repetitions(o, kE8Repetitions);
+  CellProgress progress("E8", count * static_cast<int>(sizes.size() * loads.size()));
   // Every protocol x size's repetition r before any one's r + 1, as E7's.
   for (int r = 0; r < count; ++r) {
     for (const unsigned size : sizes) {
@@ -327,6 +370,8 @@ std::vector<RunRecord> run_e8(Options o, const Cpus& cpus, const E8Plan& plan) {
           add_e8_steps(record, plan);
           records.push_back(std::move(record));
         }
+        progress.done(load + " x" + std::to_string(size) + ", repetition " + std::to_string(r + 1) +
+                      " of " + std::to_string(count));
       }
     }
   }

@@ -9,7 +9,7 @@ namespace wsb::bench {
 
 enum class Sweep { standard, full };
 
-// The payload catalogue (docs/experiments.md). The standard sweep keeps
+// The payload catalogue (docs/experiments/README.md). The standard sweep keeps
 // ints, strings and objects at 200, 800 and 3200, message-a, message-b,
 // binary/1MiB and gml at 10 and 1000, so its five repetitions fit in five
 // minutes on two cores; the full sweep is the whole catalogue. `strings`

@@ -3,7 +3,7 @@
 // and keep the property that holds for what it accepted. The libFuzzer
 // executable (fuzz_main.cpp) and the corpus replay test call the same
 // functions, so a crash found with clang fails the ordinary test build too.
-// README.md (Fuzzing) lists the targets; docs/fuzzing.md says why each
+// docs/development/fuzzing.md lists the targets and says why each
 // checks what it checks.
 #pragma once
 

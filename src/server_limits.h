@@ -1,7 +1,7 @@
 // Every limit the servers hold against their input, by name and value: the
 // settings (ServerLimits, ServiceLimits) and the constants where a library
 // fixes one. The benchmark's context prints them (wsbench_server_limits);
-// README "### Limits" explains each.
+// docs/servers/limits.md explains each.
 #pragma once
 
 #include <string>
@@ -13,7 +13,7 @@
 
 namespace wsb {
 
-// (name, value) pairs, in README's order.
+// (name, value) pairs, in docs/servers/limits.md's order.
 std::vector<std::pair<std::string, std::string>> server_limits(const ServerLimits& server = {},
                                                                const ServiceLimits& service = {});
 

@@ -3,7 +3,7 @@
 // seconds.
 // Passes if no reply is wrong, no call fails, the server lives, its RSS
 // grows less than 10% after warm-up and its open descriptors do not grow
-// (both read from /proc/<pid>). scripts/soak runs it; README "Soak".
+// (both read from /proc/<pid>). scripts/soak runs it; docs/servers/soak.md.
 #include <signal.h>
 #include <spawn.h>
 #include <sys/wait.h>

@@ -1,7 +1,7 @@
 // One heap policy for every case. By default glibc hands large freed blocks
 // back to the kernel (munmap, or trimming the heap top), and the next
 // iteration faults the same pages in again; whether a case pays for that
-// depends on its allocation pattern, not its work. See docs/codecs.md
+// depends on its allocation pattern, not its work. See docs/reference/codecs.md
 // ("Heap and allocation policies") for the values and the measurements behind them.
 #pragma once
 

@@ -32,7 +32,7 @@ struct Preset {
   std::uint64_t rate_bps;
   double delay_ms, jitter_ms, loss_pct;
 };
-// README "Links" lists these; docs/links.md says where they come from.
+// docs/servers/links.md lists these and says where they come from.
 constexpr Preset kPresets[] = {
     {"lan1g", 1'000'000'000, 0.05, 0, 0},
     {"lan100", 100'000'000, 0.1, 0, 0},

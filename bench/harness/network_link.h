@@ -1,7 +1,7 @@
 // A shaped link between two network namespaces (bench --link): client and
 // server each in a namespace of their own, joined by a veth pair whose two
 // ends are shaped with tc. Why namespaces in one process, and what each
-// preset applies: docs/links.md.
+// preset applies: docs/servers/links.md.
 #pragma once
 
 #include <sys/types.h>

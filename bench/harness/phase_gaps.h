@@ -1,5 +1,5 @@
 // The per-call gaps of one phase check over a bench row (common/phases.h,
-// README "Phases"): their distribution, sign kept, never a mean, in which
+// docs/methodology.md, "Phases"): their distribution, sign kept, never a mean, in which
 // gaps of opposite sign would cancel.
 #pragma once
 

@@ -7,7 +7,7 @@
 
 declare(strict_types=1);
 
-/** What the PHP server cannot serve as the native servers do (README, The PHP server). */
+/** What the PHP server cannot serve as the native servers do (docs/runtimes/php.md). */
 const WSB_PHP_SERVER_CLOSES = 'unsupported: the PHP built-in server closes the connection '
     . 'after every reply, and this native client keeps one connection';
 

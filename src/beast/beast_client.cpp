@@ -1,7 +1,7 @@
 // The beast stack's HTTP/1.1 client: one persistent connection, one codec,
 // REST media types for json/xml/protobuf and the X-Wsbench-Codec header for
 // the others, whose calls are their protocol's own (common/rpc_binding.h).
-// Everything a call can reuse is reused (docs/stacks/beast.md).
+// Everything a call can reuse is reused (docs/servers/stacks/beast.md).
 #include <boost/asio/connect.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>

@@ -4,7 +4,7 @@
 // connection on a beast::tcp_stream with a deadline on every read and
 // write, limits (413, 431, timeouts, connections), keep-alive, a graceful
 // stop. What a request does is RestHandler's business
-// (src/rest/rest_handler.h); docs/stacks/beast.md has the design.
+// (src/rest/rest_handler.h); docs/servers/stacks/beast.md has the design.
 #include <valgrind/valgrind.h>
 
 #include <array>
@@ -184,7 +184,7 @@ class Session : public std::enable_shared_from_this<Session> {
   }
   // Not tcp_stream::expires_after: its timer, armed and cancelled around
   // every operation, made a ping round trip cost 1.7x the instructions
-  // (docs/stacks/beast.md). A clock read here and the server's sweep do
+  // (docs/servers/stacks/beast.md). A clock read here and the server's sweep do
   // the same job.
   void expires_after(std::chrono::nanoseconds t) {
     deadline_ns_.store(now_ns() + t.count(), std::memory_order_relaxed);

@@ -1,7 +1,7 @@
 // A blocking socket stream with a kernel-enforced idle timeout
 // (SO_RCVTIMEO/SO_SNDTIMEO) for Beast's synchronous read and write: one
 // system call per read or write, where Asio's own timeout needs a poll per
-// wait (docs/stacks/beast.md). Include it only from the Beast units.
+// wait (docs/servers/stacks/beast.md). Include it only from the Beast units.
 #pragma once
 
 #include <sys/socket.h>

@@ -65,7 +65,7 @@ class Codec {
  public:
   virtual ~Codec() = default;
 
-  // Takes effect from the next call. docs/codecs.md says, per codec, what
+  // Takes effect from the next call. docs/reference/codecs.md says, per codec, what
   // each policy keeps or remakes.
   void set_allocation(Allocation allocation) { allocation_ = allocation; }
   Allocation allocation() const { return allocation_; }

@@ -2,7 +2,7 @@
 // SQLite. The database is built once from a word list into a cache folder,
 // checked whenever it is opened, and rebuilt if it fails the check; every
 // thread that serves calls keeps its own connection and prepared statements.
-// Why these choices: docs/dictionary.md.
+// Why these choices: docs/reference/dictionary.md.
 #pragma once
 
 #include <cstddef>
@@ -27,7 +27,7 @@ struct DictionaryOptions {
 };
 
 // The x1 definition's length in bytes (the paper gives none; see
-// docs/dictionary.md).
+// docs/reference/dictionary.md).
 inline constexpr std::size_t kDefinitionUnitBytes = 128;
 inline constexpr std::size_t kMaxWordBytes = 64;
 inline constexpr std::size_t kMaxDefinitionBytes = std::size_t{64} << 10;

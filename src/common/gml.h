@@ -1,7 +1,7 @@
 // What the GML 3 encodings of BuildingCollection share: the namespace, the
 // coordinate reference system, the footprint as a gml:posList, and the
 // constraints a building must meet to be a valid GML feature. The element
-// layout each codec writes is described in README (Payload catalogue).
+// layout each codec writes is described in docs/reference/payloads.md.
 #pragma once
 
 #include <string>

@@ -1,6 +1,6 @@
 // The payload model shared by every codec, protocol and benchmark.
 //
-// Each entry of the payload catalogue (docs/experiments.md) maps to one
+// Each entry of the payload catalogue (docs/reference/payloads.md) maps to one
 // alternative of Payload.
 // The model is plain C++ so that "what was sent" and "what was decoded" can be
 // compared with operator== regardless of wire format.

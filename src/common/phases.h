@@ -279,7 +279,7 @@ class ServerTimingRecorder {
 // Empty if the client's points do not allow it.
 std::vector<Phase> phases_of(const Timeline& client, const ServerDurations& server);
 
-// The checks that the phases explain the time they claim to (README,
+// The checks that the phases explain the time they claim to (docs/methodology.md,
 // "Phases"): the gap is what a clock no point shares measured minus what
 // the phases add up to. Positive: time no phase holds (a phase left out,
 // work before the first point or after the last); negative: time counted

@@ -1,6 +1,6 @@
 // How many clients a server serves at once and how long it waits for a
 // slow one: every stack's concurrency knobs as one set of named settings
-// (what each maps to in each library, and why these defaults: docs/concurrency.md).
+// (what each maps to in each library, and why these defaults: docs/servers/concurrency.md).
 #pragma once
 
 #include <string>

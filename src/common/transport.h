@@ -47,7 +47,7 @@ struct ServerLimits {
   std::size_t max_body_bytes = std::size_t{128} << 20;
   // Request line and header fields, and the number of fields: generous
   // for this API (its longest field is a SOAP Content-Type). Over either:
-  // HTTP 431 where the stack's library lets us see it (README, Limits).
+  // HTTP 431 where the stack's library lets us see it (docs/servers/limits.md).
   std::size_t max_header_bytes = 16 * 1024;
   std::size_t max_header_fields = 100;
   // Idle keep-alive connections are closed after this long.

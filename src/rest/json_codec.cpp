@@ -502,7 +502,7 @@ class JsonCodec final : public Codec, public CodecStages {
 
   // The document into `out`; the one copy out of `buffer` stays because
   // RapidJSON's fast paths for numbers and strings exist only for a Writer
-  // on its own StringBuffer (docs/codecs.md has the measurement).
+  // on its own StringBuffer (docs/reference/codecs.md has the measurement).
   template <class Model>
   static void write_document(const Model& in, rapidjson::StringBuffer& buffer, std::string& scratch,
                              std::string& out) {

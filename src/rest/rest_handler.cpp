@@ -1,4 +1,4 @@
-// The REST resources (the table is in README.md, "Operations"). Phase
+// The REST resources (the table is in docs/reference/operations.md). Phase
 // points: kParsed once the request is in the model (for a request without a
 // body: after routing and negotiation), kServiced after the Service call,
 // kMarshalled after the reply body is encoded. A request that asks for them

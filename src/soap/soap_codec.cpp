@@ -19,7 +19,7 @@
 //
 // bind/write and read/unbind go through gSOAP's generated structs. How
 // strict decoding is, and which gSOAP leniencies are kept and why, is in
-// docs/codecs.md.
+// docs/reference/codecs.md.
 #include <algorithm>
 #include <memory>
 #include <stdexcept>

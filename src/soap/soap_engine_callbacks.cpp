@@ -4,7 +4,7 @@
 // the request's end, the reply's last block and the size limit show; they
 // record them on the Connection (soap_connection.h). Limits, framing and
 // the input checks gSOAP does not make are enforced here; see
-// docs/stacks/gsoap.md for why each is done as it is.
+// docs/servers/stacks/gsoap.md for why each is done as it is.
 #include <sys/socket.h>
 
 #include <algorithm>
@@ -261,7 +261,7 @@ int header_callback(Context* ctx, const char* key, const char* value) {
 // The reply's HTTP header is about to be written: a request that asked
 // gets its phases in it. gSOAP writes the header after a counting pass
 // over the reply and serialises it again as it sends, so "marshal" here
-// is that counting pass (docs/stacks/gsoap.md).
+// is that counting pass (docs/servers/stacks/gsoap.md).
 int response_callback(Context* ctx, int status, ULONG64 count) {
   Connection& c = connection_of(ctx);
   if (c.timing.active()) {

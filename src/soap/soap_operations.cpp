@@ -1,7 +1,7 @@
 // The gsoap server's request handling: what each operation of the generated
 // wsbenchService answers, and the WSDL. No sockets or connection state here
 // (soap_server.cpp and the files soap_connection.h lists have them); see
-// docs/stacks/gsoap.md.
+// docs/servers/stacks/gsoap.md.
 //
 // A request that came in as MTOM is answered in MTOM, one that came as a
 // SOAP with Attachments package in SwA. A wsb::ServiceError,

@@ -3,7 +3,7 @@
 // one Operations per connection and, for each request it has read up to
 // the SOAP Body, calls dispatch(), which runs the operation and writes its
 // reply. A fault is left in soap::error for the connection code to send.
-// See docs/stacks/gsoap.md.
+// See docs/servers/stacks/gsoap.md.
 //
 // Internal to src/soap: includes the generated soapwsbenchService.h.
 #pragma once

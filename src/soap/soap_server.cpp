@@ -3,7 +3,7 @@
 // serve loop over soap_operations.h's Operations. This file is the server:
 // its listening socket and accept loop, the connection threads, the
 // contexts' settings (limits, timeouts) and the sockets' shutdown and
-// close; see docs/stacks/gsoap.md for why each is done as it is.
+// close; see docs/servers/stacks/gsoap.md for why each is done as it is.
 //
 // The rest of the connection handling shares Connection
 // (soap_connection.h). The engine's I/O callbacks (timed_recv, timed_send,

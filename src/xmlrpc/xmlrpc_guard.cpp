@@ -7,7 +7,7 @@
 // - deep element nesting overflows the stack before xmlrpc-c's nesting limit;
 // - a struct parses in time quadratic in its number of members.
 // One pass rejects these; it is not a parser: what it cannot vouch for is
-// refused, the rest is left to xmlrpc-c (docs/stacks/xmlrpc-c.md has more).
+// refused, the rest is left to xmlrpc-c (docs/servers/stacks/xmlrpc-c.md has more).
 #include "xmlrpc/xmlrpc_guard.h"
 
 #include <xmlrpc-c/base.h>

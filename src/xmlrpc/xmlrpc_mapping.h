@@ -16,7 +16,7 @@ namespace wsb::xmlrpc {
 
 // How the 64-bit fields (a message's timestamp, a record's sequence and
 // created) are written. Read in either form, and as <i4> when they fit.
-// Why a decimal string is the standard form: docs/codecs.md.
+// Why a decimal string is the standard form: docs/reference/codecs.md.
 enum class Int64Form {
   i8,      // <i8>: xmlrpc-c's extension, which standard clients do not send
   string,  // <string> of decimal digits: plain XML-RPC, exact, sent back as is

@@ -2,7 +2,7 @@
 // our bound socket, its accept thread (Abyss starts a thread per connection
 // from it), keep-alive, TCP_NODELAY, the request body limits, and the call
 // processor that guards a call before the method registry (xmlrpc_methods.h)
-// runs it. Decisions a reader must know (docs/stacks/xmlrpc-c.md explains):
+// runs it. Decisions a reader must know (docs/servers/stacks/xmlrpc-c.md explains):
 // - assembled through xmlrpc-c's C API, not xmlrpc_c::serverAbyss, whose
 //   parser a bad <i8> crashes, whose run() installs process-wide signal
 //   handlers, and which has no hook for a body limit;
@@ -197,7 +197,7 @@ class AbyssServer final : public Server {
     check(error, "cannot create the Abyss server");
     abyss_created_ = true;
     ServerSetKeepaliveTimeout(&abyss_, static_cast<std::uint32_t>(limits_.keepalive_timeout_s));
-    // Abyss's knobs from ServerConcurrency (docs/concurrency.md). Its thread per
+    // Abyss's knobs from ServerConcurrency (docs/servers/concurrency.md). Its thread per
     // connection waits at most `timeout` for each piece of a request; its
     // default of 15 connections (and the 256 set here before) let as many
     // idle or trickling clients lock everyone else out.

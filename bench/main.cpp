@@ -7,12 +7,18 @@
 #include <algorithm>
 #include <boost/program_options.hpp>
 #include <charconv>
+#include <chrono>
+#include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
+#include <mutex>
+#include <optional>
+#include <stop_token>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <vector>
 
 #include "codec_bench.h"
@@ -32,6 +38,33 @@
 namespace po = boost::program_options;
 
 namespace {
+
+// The repetitions of all cases run interleaved, so Google Benchmark prints a
+// case only when its last repetition ends, near the end of the run: without
+// a line a minute a default sweep is minutes of silence. The thread sleeps
+// between lines, so it takes no time from the cases.
+class Heartbeat {
+ public:
+  explicit Heartbeat(std::chrono::seconds every)
+      : thread_([every](std::stop_token stop) {
+          const auto start = std::chrono::steady_clock::now();
+          std::mutex mutex;
+          std::condition_variable_any wake;
+          std::unique_lock lock(mutex);
+          while (!wake.wait_for(lock, stop, every, [&stop] { return stop.stop_requested(); })) {
+            const auto s = std::chrono::duration_cast<std::chrono::seconds>(
+                               std::chrono::steady_clock::now() - start)
+                               .count();
+            std::fprintf(stderr,
+                         "bench: running, %lldm%02llds elapsed (repetitions are interleaved: "
+                         "the cases' lines come together at the end)\n",
+                         static_cast<long long>(s / 60), static_cast<long long>(s % 60));
+          }
+        }) {}
+
+ private:
+  std::jthread thread_;
+};
 
 const po::options_description* help_options = nullptr;
 
@@ -335,7 +368,10 @@ std::size_t stack_offset_from_environment() {
   if (!skip_round_trips && wsb::bench::register_rtt_benchmarks(rtt) != sweep)
     benchmark::AddCustomContext("wsbench_rtt_sweep", "full (the filter selects only its cases)");
   aftermath.ticks_before = wsb::read_cpu_ticks();
+  std::optional<Heartbeat> heartbeat;
+  if (!listing) heartbeat.emplace(std::chrono::seconds(60));
   const std::size_t cases = benchmark::RunSpecifiedBenchmarks();
+  heartbeat.reset();
   aftermath.ticks_after = wsb::read_cpu_ticks();
   benchmark::Shutdown();
   // Google Benchmark would exit 0 here and leave an empty --benchmark_out

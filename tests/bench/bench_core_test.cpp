@@ -145,7 +145,7 @@ TEST(FaultyStack, ItsRoundTripSkipsWithVerificationFailed) {
 }
 
 // A round trip gets 200 timed calls in every repetition when 2 s allow
-// them (README "Round trips"), the fast ones too, which min_time alone
+// them (docs/methodology.md), the fast ones too, which min_time alone
 // would leave to the luck of its trials: ping is each stack's fastest call.
 TEST(RoundTripSamples, EveryRepetitionHasAtLeast200Calls) {
   bench::RttOptions options;

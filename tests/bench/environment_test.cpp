@@ -285,7 +285,7 @@ TEST(Provenance, ABuildOutsideGitSaysItsCommitIsUnknown) {
 }
 
 // The stamp linked into this binary against what git said in the same
-// build, asked another way (tests/CMakeLists.txt writes the file with
+// build, asked another way (tests/bench/CMakeLists.txt writes the file with
 // rev-parse and git diff --quiet, not SourceStamp.cmake's status).
 TEST(Provenance, StampIsTheCommitAndStateOfTheBuild) {
   std::ifstream in(WSBENCH_EXPECTED_SOURCE);

@@ -1,7 +1,7 @@
 // Every stack x codec books work to the phase it belongs to: kParsed is
 // marked once the request is in the model and kServiced when the Service
 // returns, so a slow service lands in `service` and a slow decode in
-// `server_parse` (README, "Phases"). The phase checks pass on every stack
+// `server_parse` (docs/methodology.md, "Phases"). The phase checks pass on every stack
 // and fail there when a fault is injected into its marking.
 #include <gtest/gtest.h>
 
@@ -125,7 +125,7 @@ TEST_P(PhaseAttribution, SlowDecodeLandsInServerParse) {
 }
 
 TEST_P(PhaseAttribution, PhasesExplainTheRoundTripAndTheServersOwnTime) {
-  // As bench checks every call (README, "Phases"); a call the scheduler
+  // As bench checks every call (docs/methodology.md, "Phases"); a call the scheduler
   // interrupts between a point and an independent clock read can fail, so
   // one clean call out of a few is asked for.
   // message-a/100: with 10 records a protobuf call served in about 60 us of
@@ -220,7 +220,7 @@ TEST_P(PhaseAttribution, ConcurrentConnectionsGetTheirOwnServerPoints) {
   client_->ping();
   if (client_->local_port() == 0)
     GTEST_SKIP() << "the client cannot name its socket: with two connections it gets no "
-                    "server points at all (tests/phases_test.cpp)";
+                    "server points at all (tests/bench/phases_test.cpp)";
   auto calls = [this](int& wrong) {
     const auto client = find_stack(GetParam().stack).connect(server_, GetParam().codec);
     client->ping();

@@ -9,7 +9,7 @@ bench=$1
 server=$2
 result=$(mktemp)
 cleanup=$result
-source "$(dirname "$0")/server_process.sh"
+source "$(dirname "$0")/../support/server_process.sh"
 
 run() {
   "$bench" --target "beast=$beast" --target "gsoap=$gsoap" --target "xmlrpc-c=$xmlrpc" \

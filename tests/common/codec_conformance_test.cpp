@@ -21,7 +21,7 @@ std::vector<std::string> codec_names() {
   return names;
 }
 
-// The codecs with a syntax to break (text/plain has none: tests/text_codec_test.cpp).
+// The codecs with a syntax to break (text/plain has none: tests/rest/text_codec_test.cpp).
 std::vector<std::string> codecs_with_syntax() {
   std::vector<std::string> names;
   for (const auto& entry : all_codecs())

@@ -9,8 +9,8 @@ set -euo pipefail
 server=$1
 payload_json=$2
 summarize=$3
-run="$(cd "$(dirname "$0")/.." && pwd)/runtimes/java/run"
-source "$(dirname "$0")/interop/checks.sh"
+run="$(cd "$(dirname "$0")/../.." && pwd)/runtimes/java/run"
+source "$(dirname "$0")/checks.sh"
 
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT

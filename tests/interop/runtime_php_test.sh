@@ -9,13 +9,13 @@ set -euo pipefail
 server=$1
 payload_json=$2
 summarize=$3
-run="$(cd "$(dirname "$0")/.." && pwd)/runtimes/php/run"
+run="$(cd "$(dirname "$0")/../.." && pwd)/runtimes/php/run"
 if ! command -v php >/dev/null ||
   ! php -r 'foreach (["soap", "xmlrpc", "curl", "simplexml"] as $e) extension_loaded($e) or exit(1);'; then
   echo "SKIP: PHP with soap, xmlrpc, curl and simplexml is not installed (scripts/deps.sh: wsbench_ensure_php)"
   exit 77
 fi
-source "$(dirname "$0")/interop/checks.sh"
+source "$(dirname "$0")/checks.sh"
 
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT

@@ -8,7 +8,7 @@ set -euo pipefail
 server=$1
 payload_json=$2
 summarize=$3
-run="$(cd "$(dirname "$0")/.." && pwd)/runtimes/python/run"
+run="$(cd "$(dirname "$0")/../.." && pwd)/runtimes/python/run"
 py=
 for candidate in python3 /usr/bin/python3; do
   if command -v "$candidate" >/dev/null && "$candidate" -c 'import zeep' 2>/dev/null; then
@@ -17,7 +17,7 @@ for candidate in python3 /usr/bin/python3; do
   fi
 done
 [ -n "$py" ] || { echo "SKIP: python3 zeep is not installed (apt-get install python3-zeep)"; exit 77; }
-source "$(dirname "$0")/interop/checks.sh"
+source "$(dirname "$0")/checks.sh"
 
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT

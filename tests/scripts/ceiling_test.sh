@@ -9,7 +9,7 @@ for tool in wrk nginx taskset; do
 done
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
-python3 "$(dirname "$0")/../scripts/ceiling.py" --build "$build" --duration 1 \
+python3 "$(dirname "$0")/../../scripts/ceiling.py" --build "$build" --duration 1 \
   --rounds 2 --concurrency 16 --agreement 16 --out "$out/ceiling.json" >"$out/table.txt" 2>&1 ||
   { cat "$out/table.txt"; exit 1; }
 python3 - "$out/ceiling.json" <<'PY'

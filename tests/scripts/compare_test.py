@@ -12,7 +12,7 @@ import tempfile
 import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-SCRIPT = os.path.join(HERE, "..", "scripts", "compare.py")
+SCRIPT = os.path.join(HERE, "..", "..", "scripts", "compare.py")
 
 
 def rows(name, times, unit="us", **extra):

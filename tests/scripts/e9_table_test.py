@@ -10,7 +10,7 @@ import tempfile
 import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-SCRIPT = os.path.join(HERE, "..", "scripts", "e9_table.py")
+SCRIPT = os.path.join(HERE, "..", "..", "scripts", "e9_table.py")
 
 
 def iteration(name, real_time_ns, **counters):

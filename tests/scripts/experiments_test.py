@@ -22,9 +22,9 @@ import tempfile
 import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.join(HERE, "..")
+ROOT = os.path.join(HERE, "..", "..")
 SCRIPT = os.path.join(ROOT, "scripts", "experiments.py")
-FIXTURE = os.path.join(HERE, "data", "experiments")
+FIXTURE = os.path.join(HERE, "..", "data", "experiments")
 FIGURES = os.path.join(ROOT, "docs", "papers", "figures.csv")
 
 spec = importlib.util.spec_from_file_location("experiments", SCRIPT)

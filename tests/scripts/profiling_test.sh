@@ -4,7 +4,7 @@
 # perf may not record here; the count part never skips.
 set -euo pipefail
 bench=$1
-repo=$(cd "$(dirname "$0")/.." && pwd)
+repo=$(cd "$(dirname "$0")/../.." && pwd)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 export WSBENCH_BENCH=$bench

@@ -14,7 +14,7 @@ import time
 import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-SCRIPT = os.path.join(HERE, "..", "scripts", "runtime_share.py")
+SCRIPT = os.path.join(HERE, "..", "..", "scripts", "runtime_share.py")
 
 spec = importlib.util.spec_from_file_location("runtime_share", SCRIPT)
 runtime_share = importlib.util.module_from_spec(spec)

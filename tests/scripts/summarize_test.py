@@ -13,13 +13,13 @@ import tempfile
 import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-SCRIPT = os.path.join(HERE, "..", "scripts", "summarize.py")
-FIXTURE = os.path.join(HERE, "data", "summarize_fixture.json")
-COUNT = os.path.join(HERE, "data", "summarize_count.json")
+SCRIPT = os.path.join(HERE, "..", "..", "scripts", "summarize.py")
+FIXTURE = os.path.join(HERE, "..", "data", "summarize_fixture.json")
+COUNT = os.path.join(HERE, "..", "data", "summarize_count.json")
 # Stage rows beside encode/decode, page faults and the heap and allocation
 # policies in the context.
-STAGES = os.path.join(HERE, "data", "summarize_stages.json")
-STAGES_COUNT = os.path.join(HERE, "data", "summarize_stages_count.json")
+STAGES = os.path.join(HERE, "..", "data", "summarize_stages.json")
+STAGES_COUNT = os.path.join(HERE, "..", "data", "summarize_stages_count.json")
 
 spec = importlib.util.spec_from_file_location("summarize", SCRIPT)
 summarize = importlib.util.module_from_spec(spec)

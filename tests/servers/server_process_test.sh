@@ -5,7 +5,7 @@
 set -euo pipefail
 server=$1
 cleanup=
-source "$(dirname "$0")/server_process.sh"
+source "$(dirname "$0")/../support/server_process.sh"
 
 fail() { echo "FAIL: $*"; exit 1; }
 expect() {  # expect <what> <needle> <haystack>

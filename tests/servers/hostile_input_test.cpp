@@ -2,8 +2,8 @@
 // request x a stack (and, for what lives in the body, a codec it carries),
 // with the answer the server must give. Each row sends raw bytes to an
 // in-process server, checks the answer, then checks that a new connection
-// is served. README "Hostile input classes tried" is this table; a test
-// keeps the two equal.
+// is served. The table of docs/servers/hostile-input.md ("Hostile input
+// classes tried") is this table; a test keeps the two equal.
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -82,13 +82,13 @@ struct Row {
 // the request `make` builds for a payload (the stack's own client's echo).
 struct HostileClass {
   std::string id;    // in test names
-  std::string name;  // in README
+  std::string name;  // in docs/servers/hostile-input.md
   // Whether it applies to a codec; null: an HTTP-level class (one row per
   // stack).
   std::function<bool(std::string_view codec)> applies;
   Answer answer;
   // Stacks whose library answers otherwise, where no hook of ours comes
-  // first (README, Limits, says why).
+  // first (docs/servers/limits.md says why).
   std::map<std::string, Answer> except = {};
 };
 
@@ -329,7 +329,7 @@ TEST_P(HostileInput, GetsAClearErrorAndTheNextClientIsServed) {
 INSTANTIATE_TEST_SUITE_P(Table, HostileInput, ::testing::ValuesIn(rows()),
                          [](const auto& p) { return row_name(p.param); });
 
-// ---- README ----
+// ---- docs/servers/hostile-input.md ----
 
 std::string answer_text(const Row& row) {
   if (row.answer != kRefusal) return std::to_string(row.answer);
@@ -338,9 +338,9 @@ std::string answer_text(const Row& row) {
   return "400";
 }
 
-// The README table: one line per class, one column per stack, each cell
+// The docs' table: one line per class, one column per stack, each cell
 // the answer per codec where the class is about the body.
-std::string readme_table() {
+std::string docs_table() {
   std::ostringstream out;
   out << "| class |";
   for (const auto& stack : all_stacks()) out << " " << stack.name << " |";
@@ -364,14 +364,20 @@ std::string readme_table() {
   return out.str();
 }
 
+// (The suite keeps its name from when the table was in README.md.)
 TEST(HostileInputReadme, TableIsTheTestTable) {
-  std::ifstream readme(WSB_SOURCE_DIR "/README.md");
-  ASSERT_TRUE(readme) << "README.md not found";
+  const char* const path = WSB_SOURCE_DIR "/docs/servers/hostile-input.md";
+  std::ifstream docs(path);
+  ASSERT_TRUE(docs) << path << " not found";
   std::stringstream text;
-  text << readme.rdbuf();
-  EXPECT_NE(text.str().find(readme_table()), std::string::npos)
-      << "README.md's \"Hostile input classes tried\" table differs from the test's; it is:\n"
-      << readme_table();
+  text << docs.rdbuf();
+  const std::string page = text.str();
+  const auto heading = page.find("Hostile input classes tried\n");
+  ASSERT_NE(heading, std::string::npos)
+      << path << " has no \"Hostile input classes tried\" heading";
+  EXPECT_NE(page.find(docs_table(), heading), std::string::npos)
+      << path << "'s \"Hostile input classes tried\" table differs from the test's; it is:\n"
+      << docs_table();
 }
 
 }  // namespace

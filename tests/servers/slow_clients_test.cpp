@@ -1,7 +1,7 @@
 // Slow and many clients against every stack: a slowloris crowd, 2,000 idle
 // connections and 100 pipelined requests must not stop a server answering
 // (issue 11 item 4, pipelining from item 3). What each stack does at its
-// limits is in the README's "Slow and many clients".
+// limits is in docs/servers/concurrency.md.
 #include <gtest/gtest.h>
 #include <sys/resource.h>
 

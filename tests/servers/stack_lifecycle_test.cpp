@@ -140,7 +140,7 @@ TEST_P(StackLifecycle, BadContentLengthIs400AndServingGoesOn) {
     const RawResponse r = c.read_response();
     if (abyss && duplicate) {
       // Abyss keeps only the first field and its API shows no other, so
-      // xmlrpc-c frames the body by the first (README, Limits).
+      // xmlrpc-c frames the body by the first (docs/servers/limits.md).
       EXPECT_EQ(r.status, 200) << r.head;
       EXPECT_NE(r.body.find("<fault>"), std::string::npos) << r.body;
     } else {

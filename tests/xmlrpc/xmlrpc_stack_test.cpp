@@ -1,8 +1,9 @@
-// The xmlrpc-c stack: its client against its server for every operation,
-// raw HTTP requests as a third party (or an attacker) sends them, and the
-// transport facts the stack's comments claim (one keep-alive connection,
-// TCP_NODELAY on both ends, no Expect: 100-continue, pinned connection
-// threads, the phase points), each checked on the real sockets and threads.
+// The xmlrpc-c stack against one server for the suite: its client for every
+// operation, raw HTTP requests as a third party (or an attacker) sends them,
+// and the transport facts the stack's comments claim (one keep-alive
+// connection, TCP_NODELAY on both ends, the phase points), each checked on
+// the real sockets. Pinned connection threads, the body limit and the client
+// against a fake server: xmlrpc_server_client_test.cpp.
 #include "xmlrpc/xmlrpc_stack.h"
 
 #include <arpa/inet.h>
@@ -13,7 +14,6 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <pthread.h>
-#include <sched.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -22,7 +22,6 @@
 #include <atomic>
 #include <chrono>
 #include <cstring>
-#include <fstream>
 #include <functional>
 #include <memory>
 #include <set>
@@ -40,112 +39,18 @@
 #include "conformance_cases.h"
 #include "server_points.h"
 #include "xmlrpc/xmlrpc_codec.h"
+#include "xmlrpc_stack_test.h"
 
 namespace wsb {
 namespace {
 
+using testing::call_xml;
+using testing::param;
+using testing::port_of;
+using testing::post;
+using testing::Socket;
+using testing::stack;
 using xmlrpc::FaultError;
-
-// ---- raw sockets ----
-
-class Socket {
- public:
-  explicit Socket(const Endpoint& to) : fd_(socket(AF_INET, SOCK_STREAM, 0)) {
-    // A test must fail, not hang, if the server never answers.
-    const timeval timeout{10, 0};
-    setsockopt(fd_, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout);
-    sockaddr_in a{};
-    a.sin_family = AF_INET;
-    a.sin_port = htons(to.port);
-    inet_pton(AF_INET, to.host.c_str(), &a.sin_addr);
-    if (connect(fd_, reinterpret_cast<const sockaddr*>(&a), sizeof a) != 0)
-      throw std::runtime_error("connect: " + std::string(std::strerror(errno)));
-  }
-  ~Socket() { close(fd_); }
-  Socket(const Socket&) = delete;
-  Socket& operator=(const Socket&) = delete;
-
-  // False if the peer reset the connection.
-  bool send_all(std::string_view data) {
-    while (!data.empty()) {
-      const ssize_t n = ::send(fd_, data.data(), data.size(), MSG_NOSIGNAL);
-      if (n <= 0) return false;
-      data.remove_prefix(static_cast<std::size_t>(n));
-    }
-    return true;
-  }
-  void shutdown_write() { shutdown(fd_, SHUT_WR); }
-  int fd() const { return fd_; }
-
-  // Reads until `buffer_` holds `n` bytes; false at end of input or error.
-  bool fill(std::size_t n) {
-    char chunk[65536];
-    while (buffer_.size() < n) {
-      const ssize_t got = recv(fd_, chunk, sizeof chunk, 0);
-      if (got <= 0) return false;
-      buffer_.append(chunk, static_cast<std::size_t>(got));
-    }
-    return true;
-  }
-
-  struct Reply {
-    int status = 0;  // 0: no (complete) response
-    std::string headers;
-    std::string body;
-  };
-
-  // One response: its header, then Content-Length bytes, or everything up
-  // to the end of input when there is no Content-Length (Abyss's error
-  // pages are delimited by the close).
-  Reply read_reply() {
-    Reply r;
-    std::size_t end = 0;
-    while ((end = buffer_.find("\r\n\r\n")) == std::string::npos)
-      if (!fill(buffer_.size() + 1)) return r;
-    r.headers = buffer_.substr(0, end);
-    buffer_.erase(0, end + 4);
-    std::string lower = r.headers;
-    for (auto& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    if (const auto at = lower.find("content-length:"); at != std::string::npos) {
-      const std::size_t length = std::stoul(lower.substr(at + 15));
-      if (!fill(length)) return r;
-      r.body = buffer_.substr(0, length);
-      buffer_.erase(0, length);
-    } else {
-      while (fill(buffer_.size() + 1)) {
-      }
-      r.body = std::move(buffer_);
-      buffer_.clear();
-    }
-    r.status = std::stoi(r.headers.substr(r.headers.find(' ') + 1, 3));
-    return r;
-  }
-
-  // True if the peer closed the connection (end of input) within 10 s.
-  bool closed_by_peer() {
-    char c;
-    return recv(fd_, &c, 1, 0) == 0;
-  }
-
- private:
-  int fd_;
-  std::string buffer_;
-};
-
-std::string post(const std::string& body, const std::string& path = "/RPC2",
-                 const std::string& extra_headers = "") {
-  return "POST " + path + " HTTP/1.1\r\nHost: localhost\r\nContent-Type: text/xml\r\n" +
-         extra_headers + "Content-Length: " + std::to_string(body.size()) + "\r\n\r\n" + body;
-}
-
-std::string call_xml(const std::string& method, const std::string& params_xml = "") {
-  return "<?xml version=\"1.0\"?><methodCall><methodName>" + method + "</methodName><params>" +
-         params_xml + "</params></methodCall>";
-}
-
-std::string param(const std::string& value_xml) {
-  return "<param><value>" + value_xml + "</value></param>";
-}
 
 // The outcome of a methodResponse body (our server's, so parsed directly).
 xmlrpc_c::rpcOutcome outcome_of(const Socket::Reply& reply) {
@@ -161,8 +66,6 @@ struct Connection {
   std::uint16_t local_port;
   std::uint16_t peer_port;
 };
-
-std::uint16_t port_of(const sockaddr_in& a) { return ntohs(a.sin_port); }
 
 // Connected TCP sockets of this process with the given local or peer port.
 std::vector<Connection> connections(std::uint16_t local_port, std::uint16_t peer_port) {
@@ -194,119 +97,7 @@ bool nodelay(int fd) {
   return on != 0;
 }
 
-std::string read_file(const std::string& path) {
-  std::ifstream in(path);
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
-
-// Threads of this process named `name`.
-std::vector<pid_t> threads_named(const std::string& name) {
-  std::vector<pid_t> out;
-  DIR* dir = opendir("/proc/self/task");
-  while (const dirent* e = readdir(dir)) {
-    if (e->d_name[0] == '.') continue;
-    std::string comm = read_file("/proc/self/task/" + std::string(e->d_name) + "/comm");
-    if (!comm.empty() && comm.back() == '\n') comm.pop_back();
-    if (comm == name) out.push_back(std::atoi(e->d_name));
-  }
-  closedir(dir);
-  return out;
-}
-
-std::set<int> affinity_of(pid_t tid) {
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  sched_getaffinity(tid, sizeof set, &set);
-  std::set<int> cpus;
-  for (int i = 0; i < CPU_SETSIZE; ++i)
-    if (CPU_ISSET(i, &set)) cpus.insert(i);
-  return cpus;
-}
-
-bool blocks_sigpipe(pid_t tid) {
-  const std::string status = read_file("/proc/self/task/" + std::to_string(tid) + "/status");
-  const auto at = status.find("SigBlk:");
-  if (at == std::string::npos) return false;
-  const unsigned long long mask = std::stoull(status.substr(at + 7), nullptr, 16);
-  return (mask >> (SIGPIPE - 1)) & 1U;
-}
-
-// ---- a fake server for the client's side of the wire ----
-
-// Accepts one connection, records each request, answers with `respond`.
-class FakeServer {
- public:
-  using Responder = std::function<std::string(const std::string& headers, const std::string& body)>;
-
-  explicit FakeServer(Responder respond) : respond_(std::move(respond)) {
-    listen_fd_ = socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in a{};
-    a.sin_family = AF_INET;
-    inet_pton(AF_INET, "127.0.0.1", &a.sin_addr);
-    bind(listen_fd_, reinterpret_cast<const sockaddr*>(&a), sizeof a);
-    listen(listen_fd_, 4);
-    socklen_t length = sizeof a;
-    getsockname(listen_fd_, reinterpret_cast<sockaddr*>(&a), &length);
-    endpoint_ = {"127.0.0.1", port_of(a)};
-    thread_ = std::thread([this] { serve(); });
-  }
-  ~FakeServer() {
-    shutdown(listen_fd_, SHUT_RDWR);
-    close(listen_fd_);
-    thread_.join();
-  }
-
-  Endpoint endpoint() const { return endpoint_; }
-  std::string headers() const { return headers_; }
-  // Whether the whole body had arrived before the server sent anything.
-  bool body_came_unasked() const { return body_came_unasked_; }
-
- private:
-  void serve() {
-    const int fd = accept(listen_fd_, nullptr, nullptr);
-    if (fd < 0) return;
-    std::string in;
-    char chunk[65536];
-    ssize_t got = 0;
-    while (in.find("\r\n\r\n") == std::string::npos && (got = recv(fd, chunk, sizeof chunk, 0)) > 0)
-      in.append(chunk, static_cast<std::size_t>(got));
-    const std::size_t end = in.find("\r\n\r\n");
-    if (end != std::string::npos) {
-      headers_ = in.substr(0, end);
-      std::string lower = headers_;
-      for (auto& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-      const auto at = lower.find("content-length:");
-      const std::size_t length = at == std::string::npos ? 0 : std::stoul(lower.substr(at + 15));
-      // A client waiting for "100 Continue" sends nothing more; give it
-      // 3 s (libcurl's wait is 1 s) before deciding it waits for us.
-      const timeval timeout{3, 0};
-      setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout);
-      std::string body = in.substr(end + 4);
-      while (body.size() < length && (got = recv(fd, chunk, sizeof chunk, 0)) > 0)
-        body.append(chunk, static_cast<std::size_t>(got));
-      body_came_unasked_ = body.size() == length;
-      const std::string reply = respond_(headers_, body);
-      ::send(fd, reply.data(), reply.size(), MSG_NOSIGNAL);
-    }
-    close(fd);
-  }
-
-  Responder respond_;
-  int listen_fd_;
-  Endpoint endpoint_;
-  std::thread thread_;
-  std::string headers_;
-  bool body_came_unasked_ = false;
-};
-
-std::string http_200(const std::string& body) {
-  return "HTTP/1.1 200 OK\r\nContent-Type: text/xml\r\nContent-Length: " +
-         std::to_string(body.size()) + "\r\n\r\n" + body;
-}
-
 // ---- the fixture: one server for the suite ----
-
-const StackEntry& stack() { return find_stack("xmlrpc-c"); }
 
 class XmlrpcStack : public ::testing::Test {
  protected:
@@ -633,131 +424,6 @@ TEST_F(XmlrpcStack, OneClientKeepsOneConnectionWithNoDelayOnBothEnds) {
   for (const auto& c : connections(client_port, port))
     EXPECT_TRUE(nodelay(c.fd)) << "client side, libcurl's socket";
   EXPECT_EQ(connections(port, client_port).size(), 1u);
-}
-
-TEST(XmlrpcStackServer, ConnectionThreadsArePinnedNamedAndBlockSigpipe) {
-  Service service;
-  ServerOptions options;
-  const int cpu = affinity_of(0).empty() ? 0 : *affinity_of(0).rbegin();
-  options.cpu = cpu;
-  const auto before = threads_named("xmlrpc-abyss");
-  auto server = stack().start_server(service, options);
-  // Two open connections, each with a request served.
-  Socket a(server->endpoint()), b(server->endpoint());
-  for (Socket* s : {&a, &b}) {
-    ASSERT_TRUE(s->send_all(post(call_xml("wsbench.ping"))));
-    ASSERT_EQ(s->read_reply().status, 200);
-  }
-  const auto threads = threads_named("xmlrpc-abyss");
-  ASSERT_GE(threads.size(), before.size() + 3) << "the accept thread and one per connection";
-  for (const pid_t tid : threads) {
-    if (std::find(before.begin(), before.end(), tid) != before.end()) continue;
-    EXPECT_EQ(affinity_of(tid), std::set<int>{cpu}) << "thread " << tid;
-    EXPECT_TRUE(blocks_sigpipe(tid)) << "thread " << tid;
-  }
-  EXPECT_NE(affinity_of(0).size(), 0u);
-}
-
-TEST(XmlrpcStackServer, OversizedBodiesGet413AndServingGoesOn) {
-  Service service;
-  ServerOptions options;
-  options.limits.max_body_bytes = 64 * 1024;
-  auto server = stack().start_server(service, options);
-  {
-    // Declared and sent: the 413 arrives whole, then the server closes.
-    const std::string body =
-        call_xml("wsbench.echo", param("<base64>" + std::string(100'000, 'A') + "</base64>"));
-    Socket s(server->endpoint());
-    s.send_all(post(body));
-    const auto reply = s.read_reply();
-    EXPECT_EQ(reply.status, 413) << reply.headers;
-    EXPECT_NE(reply.headers.find("Connection: close"), std::string::npos) << reply.headers;
-    EXPECT_NE(reply.body.find("exceeds the limit of 65536"), std::string::npos) << reply.body;
-    EXPECT_TRUE(s.closed_by_peer());
-  }
-  {
-    // Declared, never sent.
-    Socket s(server->endpoint());
-    s.send_all("POST /RPC2 HTTP/1.1\r\nHost: x\r\nContent-Length: 100000000000\r\n\r\n");
-    s.shutdown_write();
-    EXPECT_EQ(s.read_reply().status, 413);
-  }
-  // Through the client: a CallError naming the status; the next call opens
-  // a new connection (the server closed the old one after its 413).
-  const auto client = stack().connect(server->endpoint(), "xmlrpc");
-  Payload out;
-  try {
-    client->echo(Binary{Bytes(200'000, 7)}, out);
-    ADD_FAILURE() << "an oversized echo succeeded";
-  } catch (const FaultError& e) {
-    ADD_FAILURE() << "a fault instead of HTTP 413: " << e.what();
-  } catch (const CallError& e) {
-    EXPECT_NE(std::string(e.what()).find("413"), std::string::npos) << e.what();
-  }
-  EXPECT_EQ(client->ping(), kPingReply);
-  client->echo(Binary{Bytes(1000, 7)}, out);
-  EXPECT_TRUE(out == Payload(Binary{Bytes(1000, 7)}));
-}
-
-TEST(XmlrpcStackServer, StartupErrors) {
-  Service service;
-  ServerOptions over;
-  over.limits.max_body_bytes = xmlrpc::kXmlSizeLimit + 1;
-  EXPECT_THROW(stack().start_server(service, over), std::invalid_argument);
-
-  ServerOptions nowhere;
-  nowhere.listen.host = "192.0.2.1";  // TEST-NET-1: no interface has it
-  EXPECT_THROW(stack().start_server(service, nowhere), std::runtime_error);
-}
-
-TEST(XmlrpcStackClient, SendsNoExpect100Continue) {
-  // 2 MiB of binary is about 2.8 MB of XML, past the 1 MiB over which
-  // libcurl 7.88 would ask for a 100 Continue first.
-  const Payload big = Binary{Bytes(2 << 20, 0x5a)};
-  std::string reply_body;
-  xmlrpc::make_xmlrpc_codec()->encode(big, reply_body);
-  FakeServer fake([&](const std::string&, const std::string&) { return http_200(reply_body); });
-  const auto client = stack().connect(fake.endpoint(), "xmlrpc");
-  Payload out;
-  client->echo(big, out);
-  EXPECT_TRUE(out == big);
-  EXPECT_TRUE(fake.body_came_unasked()) << "the client waited for a 100 Continue";
-  EXPECT_EQ(fake.headers().find("100-continue"), std::string::npos) << fake.headers();
-  EXPECT_NE(fake.headers().find("Content-Type: text/xml"), std::string::npos) << fake.headers();
-}
-
-TEST(XmlrpcStackClient, BadRepliesAreCallErrorsNotCrashes) {
-  const auto reply_with = [](const std::string& raw) {
-    FakeServer fake([&](const std::string&, const std::string&) { return raw; });
-    const auto client = stack().connect(fake.endpoint(), "xmlrpc");
-    try {
-      client->ping();
-    } catch (const FaultError& e) {
-      return "fault " + std::to_string(e.code()) + ": " + e.what();
-    } catch (const CallError& e) {
-      return std::string(e.what());
-    }
-    return std::string("no error");
-  };
-  // xmlrpc_c::client_xml would crash parsing this.
-  EXPECT_NE(reply_with(http_200("<?xml version=\"1.0\"?><methodResponse><params><param><value>"
-                                "<i8>12x</i8></value></param></params></methodResponse>"))
-                .find("malformed response"),
-            std::string::npos);
-  EXPECT_NE(reply_with(http_200("<?xml version=\"1.0\"?><methodResponse><params><param><value>"
-                                "<i4>1</i4></value></param></params></methodResponse>"))
-                .find("unexpected reply: ping reply is INT"),
-            std::string::npos);
-  EXPECT_NE(reply_with("HTTP/1.1 500 Oops\r\nContent-Length: 2\r\n\r\nno").find("500"),
-            std::string::npos);
-  EXPECT_NE(reply_with("").find("xmlrpc-c: wsbench.ping:"), std::string::npos)
-      << "a connection closed without a reply";
-  EXPECT_NE(reply_with(http_200("<?xml version=\"1.0\"?><methodResponse><fault><value><struct>"
-                                "<member><name>faultCode</name><value><int>7</int></value></member>"
-                                "<member><name>faultString</name><value>no</value></member>"
-                                "</struct></value></fault></methodResponse>"))
-                .find("fault 7: XML-RPC fault 7: no"),
-            std::string::npos);
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 
 #include <cctype>
 #include <memory>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -21,6 +22,11 @@ struct StackCodec {
   std::string stack;
   std::string codec;
 };
+
+// How GoogleTest prints it (in ctest's test names): "beast/soap-mtom".
+inline void PrintTo(const StackCodec& combo, std::ostream* out) {
+  *out << combo.stack << "/" << combo.codec;
+}
 
 // A test name for it: "beast_soap_mtom".
 inline std::string test_name(const StackCodec& combo) {

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cctype>
+#include <functional>
 #include <memory>
 #include <ostream>
 #include <string>
@@ -36,10 +37,15 @@ inline std::string test_name(const StackCodec& combo) {
   return name;
 }
 
-inline std::vector<StackCodec> every_stack_codec() {
+// Every stack x codec it carries that `applies` accepts (all by default):
+// a suite whose tests apply to some combinations only instantiates those.
+inline std::vector<StackCodec> every_stack_codec(
+    const std::function<bool(const StackCodec&)>& applies = {}) {
   std::vector<StackCodec> out;
   for (const auto& stack : all_stacks())
-    for (const auto& codec : stack.codecs) out.push_back({stack.name, codec});
+    for (const auto& codec : stack.codecs)
+      if (StackCodec combo{stack.name, codec}; !applies || applies(combo))
+        out.push_back(std::move(combo));
   return out;
 }
 
@@ -65,10 +71,8 @@ inline std::vector<std::string> codecs_that_ping(const StackEntry& stack) {
 // Those whose codec has a syntax to attack: all but text/plain, where any
 // UTF-8 is a valid body (CodecEntry::texts_only).
 inline std::vector<StackCodec> stack_codecs_with_syntax() {
-  std::vector<StackCodec> out;
-  for (const auto& combo : every_stack_codec())
-    if (!find_codec(combo.codec).texts_only) out.push_back(combo);
-  return out;
+  return every_stack_codec(
+      [](const StackCodec& combo) { return !find_codec(combo.codec).texts_only; });
 }
 
 // kStack names the stack in the registry (src/stacks.cpp).

@@ -145,8 +145,9 @@ TEST(FaultyStack, ItsRoundTripSkipsWithVerificationFailed) {
 }
 
 // A round trip gets 200 timed calls in every repetition when 2 s allow
-// them (docs/methodology.md), the fast ones too, which min_time alone
-// would leave to the luck of its trials: ping is each stack's fastest call.
+// them (docs/servers/README.md, "Calls per repetition"), the fast ones too,
+// which min_time alone would leave to the luck of its trials: ping is each
+// stack's fastest call.
 TEST(RoundTripSamples, EveryRepetitionHasAtLeast200Calls) {
   bench::RttOptions options;
   const auto rows = run_cases("^rtt/(beast/json|gsoap/soap|xmlrpc-c/xmlrpc)/ping/same",

@@ -48,7 +48,7 @@ if [ "$client" = zeep ] && [ -z "${WSBENCH_INTEROP_NETNS:-}" ] && command -v uns
 fi
 
 cleanup=
-source "$here/../server_process.sh"
+source "$here/../support/server_process.sh"
 
 case $client in
   xmlrpc_client)

@@ -81,7 +81,7 @@ struct Target {
 };
 
 // Whether `stack`'s client connects in its first call rather than when
-// it is made (tests/load_test.cpp checks every stack's).
+// it is made (tests/load/load_test.cpp checks every stack's).
 bool connects_in_first_call(const std::string& stack);
 
 // A registered stack carrying `codec`, calling `operation` on `server`.

@@ -60,7 +60,7 @@ struct Timeline {
 // ---- a test hook: marking faults ----
 
 // The faults the checks are there to catch, injected into the marking code
-// every client and server runs (tests/phase_attribution_test.cpp).
+// every client and server runs (tests/bench/phase_attribution_test.cpp).
 enum class MarkFault : std::uint8_t {
   none,
   unclosed,     // the phase arriving at the point is never ended: it drops out

@@ -27,7 +27,7 @@
 // <double>.
 //
 // What xmlrpc-c 1.33.14 cannot carry, whatever API is used (each pinned by
-// tests/xmlrpc_test.cpp):
+// tests/xmlrpc/xmlrpc_test.cpp):
 // - Exact doubles. Its formatter (xmlrpc_formatFloat) prints about 16
 //   significant digits computed in floating point, truncating, and its
 //   parser sums the digits in floating point too, so even "0.3" comes back

@@ -1,6 +1,6 @@
 // The guard in front of xmlrpc-c 1.33.14's parser. Defects its input reaches
-// before any check of ours could (found by testing: tests/xmlrpc_test.cpp;
-// in the server the first is a remote crash: tests/xmlrpc_stack_test.cpp):
+// before any check of ours could (found by testing: tests/xmlrpc/xmlrpc_test.cpp;
+// in the server the first is a remote crash: tests/xmlrpc/xmlrpc_stack_test.cpp):
 // - <i8> text that is not a 64-bit integer crashes the parser;
 // - <base64> text is decoded leniently, so garbage decodes silently;
 // - a DOCTYPE's entities are expanded without bound (billion laughs hangs);

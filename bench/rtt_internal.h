@@ -14,6 +14,7 @@
 #pragma once
 
 #include <cstdint>
+#include <filesystem>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -98,13 +99,16 @@ void init_pool(const RttOptions& options);
 // Every round-trip run (and pilot) starts from the state the process had
 // before it. The case's server is started first; on exit the thread's CPU
 // mask is restored, the case's connections must be released (the server's
-// threads and descriptors back to what it had idle), then the server is
-// stopped, and the process must be back where it was (a difference is
-// reported). Waiting for the connections first also spares Abyss its
-// 2 s wait for connection threads in ServerTerminate. What carries over
-// on purpose: the Service with its payload cache (payloads are made once
-// per run, outside any timed region) and its queues, emptied by each
-// case's clean-up.
+// threads and descriptors back to what it had idle, its threads' SQLite
+// connections to the dictionary aside: they live as long as the threads),
+// then the server is stopped, and the process must be back where it was,
+// every descriptor counted (a difference is reported). Waiting for the
+// connections first also spares Abyss its 2 s wait for connection threads
+// in ServerTerminate. What carries over on purpose: the Service with its
+// payload cache (payloads are made once per run, outside any timed
+// region), its queues, emptied by each case's clean-up, and its
+// dictionary, opened before a define or put case's baseline (its files
+// named, no descriptor kept).
 class CaseScope {
  public:
   explicit CaseScope(const RttCase& c);
@@ -117,6 +121,7 @@ class CaseScope {
 
   std::string name_;
   ScopedAffinity affinity_;
+  std::vector<std::filesystem::path> dictionary_files_;
   ProcessState before_;
   ProcessState idle_server_;
 };

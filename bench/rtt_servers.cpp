@@ -2,6 +2,10 @@
 // case's isolation (CaseScope, rtt_internal.h).
 #include <chrono>
 #include <cstdio>
+#include <exception>
+#include <filesystem>
+#include <system_error>
+#include <vector>
 
 #include "common/dictionary.h"
 #include "harness/network_link.h"
@@ -58,15 +62,48 @@ void init_pool(const RttOptions& options) {
   pool = servers.get();
 }
 
-CaseScope::CaseScope(const RttCase& c) : name_(c.name()), before_(ProcessState::now()) {
+namespace {
+
+// The dictionary's files as /proc names them, if the service has opened it.
+// A define or put case opens it here, before its baseline, so its files are
+// known before any server thread connects; if it cannot be opened, the
+// case's first call reports why.
+std::vector<std::filesystem::path> dictionary_files(const RttCase& c) {
+  Service& service = pool->service();
+  if ((c.op == Op::define || c.op == Op::put) && pool->in_process(*c.stack)) {
+    try {
+      service.dictionary();
+    } catch (const std::exception&) {
+      // Left to the case's first call, which fails with this error.
+    }
+  }
+  const Dictionary* dictionary = service.opened_dictionary();
+  if (dictionary == nullptr) return {};
+  std::vector<std::filesystem::path> files = dictionary->files();
+  for (auto& file : files) {
+    std::error_code ec;
+    if (auto canonical = std::filesystem::weakly_canonical(file, ec); !ec) file = canonical;
+  }
+  return files;
+}
+
+}  // namespace
+
+CaseScope::CaseScope(const RttCase& c)
+    : name_(c.name()), dictionary_files_(dictionary_files(c)), before_(ProcessState::now()) {
   pool->endpoint(*c.stack, c.placement);
-  idle_server_ = ProcessState::now();
+  idle_server_ = ProcessState::now(dictionary_files_);
 }
 
 CaseScope::~CaseScope() {
   affinity_.restore();
   const auto timeout = std::chrono::seconds(2);
-  const ProcessState released = wait_for_state(idle_server_, timeout);
+  // A server thread keeps its dictionary connection until it ends
+  // (docs/reference/dictionary.md), and Beast's I/O thread outlives the
+  // case's connections: its descriptors on the dictionary's files are not
+  // the connections'. Stopping the server must close them: the process
+  // check below counts every descriptor.
+  const ProcessState released = wait_for_state(idle_server_, timeout, dictionary_files_);
   if (!(released == idle_server_)) report("its connections", idle_server_, released);
   pool->stop_servers();
   const ProcessState after = wait_for_state(before_, timeout);

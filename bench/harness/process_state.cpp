@@ -2,7 +2,10 @@
 
 #include <dirent.h>
 #include <pthread.h>
+#include <unistd.h>
 
+#include <algorithm>
+#include <string_view>
 #include <thread>
 
 #include "common/placement.h"
@@ -21,12 +24,33 @@ std::size_t entries(const char* path) {
   return n;
 }
 
+// Open descriptors, those on `uncounted` aside, in one pass over
+// /proc/self/fd (so the two counts are of the same moment).
+std::size_t count_open_files(const std::vector<std::filesystem::path>& uncounted) {
+  DIR* dir = ::opendir("/proc/self/fd");
+  if (dir == nullptr) return 0;
+  std::size_t n = 0;
+  while (const dirent* entry = ::readdir(dir)) {
+    if (entry->d_name[0] == '.') continue;
+    ++n;
+    if (uncounted.empty()) continue;
+    char target[4096];
+    const ssize_t length = ::readlinkat(::dirfd(dir), entry->d_name, target, sizeof target);
+    if (length <= 0 || static_cast<std::size_t>(length) == sizeof target) continue;
+    const std::string_view seen(target, static_cast<std::size_t>(length));
+    if (std::any_of(uncounted.begin(), uncounted.end(),
+                    [&](const std::filesystem::path& file) { return file.native() == seen; }))
+      --n;
+  }
+  ::closedir(dir);
+  // The descriptor listing /proc/self/fd is itself open while it is read.
+  return n > 0 ? n - 1 : 0;
+}
+
 }  // namespace
 
-ProcessState ProcessState::now() {
-  // The descriptor listing /proc/self/fd is itself open while it is read.
-  const std::size_t files = entries("/proc/self/fd");
-  return {entries("/proc/self/task"), files > 0 ? files - 1 : 0, current_affinity()};
+ProcessState ProcessState::now(const std::vector<std::filesystem::path>& uncounted) {
+  return {entries("/proc/self/task"), count_open_files(uncounted), current_affinity()};
 }
 
 std::string ProcessState::describe() const {
@@ -34,12 +58,13 @@ std::string ProcessState::describe() const {
          " open descriptors, CPUs " + affinity;
 }
 
-ProcessState wait_for_state(const ProcessState& expected, std::chrono::milliseconds timeout) {
+ProcessState wait_for_state(const ProcessState& expected, std::chrono::milliseconds timeout,
+                            const std::vector<std::filesystem::path>& uncounted) {
   const auto deadline = std::chrono::steady_clock::now() + timeout;
-  ProcessState state = ProcessState::now();
+  ProcessState state = ProcessState::now(uncounted);
   while (!(state == expected) && std::chrono::steady_clock::now() < deadline) {
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    state = ProcessState::now();
+    state = ProcessState::now(uncounted);
   }
   return state;
 }

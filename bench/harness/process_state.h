@@ -7,7 +7,9 @@
 
 #include <chrono>
 #include <cstddef>
+#include <filesystem>
 #include <string>
+#include <vector>
 
 namespace wsb {
 
@@ -16,15 +18,19 @@ struct ProcessState {
   std::size_t open_files = 0;
   std::string affinity;  // the calling thread's, e.g. "0-1"
 
-  static ProcessState now();
+  // `uncounted`: files whose descriptors are left out of open_files (state
+  // a caller keeps open on purpose), as /proc shows their targets: absolute,
+  // symbolic links resolved (std::filesystem::weakly_canonical).
+  static ProcessState now(const std::vector<std::filesystem::path>& uncounted = {});
   std::string describe() const;
   bool operator==(const ProcessState&) const = default;
 };
 
 // Polls until the process is back at `expected` (threads of a stopped
 // server may take a moment to exit) or `timeout` has passed; returns the
-// last state seen.
-ProcessState wait_for_state(const ProcessState& expected, std::chrono::milliseconds timeout);
+// last state seen; `uncounted` as in ProcessState::now.
+ProcessState wait_for_state(const ProcessState& expected, std::chrono::milliseconds timeout,
+                            const std::vector<std::filesystem::path>& uncounted = {});
 
 // The calling thread's CPU mask, restored by restore() or on destruction.
 class ScopedAffinity {

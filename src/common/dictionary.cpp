@@ -371,6 +371,10 @@ Dictionary::Dictionary(DictionaryOptions options) : options_(std::move(options))
                path_.c_str(), loaded_words_, options_.size_multiple, took.count());
 }
 
+std::vector<std::filesystem::path> Dictionary::files() const {
+  return {path_, path_.string() + "-wal", path_.string() + "-shm"};
+}
+
 // Threads' connections close when their threads end or open another
 // dictionary's: this thread's slot may already be gone at exit, when static
 // objects (a Service among them) are destroyed, so it is not touched here.

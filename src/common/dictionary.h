@@ -71,6 +71,9 @@ class Dictionary {
   void put(std::string_view word, std::string_view definition) const;
 
   const std::filesystem::path& path() const { return path_; }
+  // The files a thread's connection holds open while its thread lives: the
+  // database and WAL's -wal and -shm files.
+  std::vector<std::filesystem::path> files() const;
   const DictionaryOptions& options() const { return options_; }
   // Words the list gave (the rows a fresh database has).
   std::size_t loaded_words() const { return loaded_words_; }

@@ -136,6 +136,10 @@ class Service {
   // first call; throws what Dictionary's constructor throws, and the next
   // call tries again.
   Dictionary& dictionary();
+  // The dictionary if a call has opened it, else null; never opens it.
+  const Dictionary* opened_dictionary() const {
+    return dictionary_.load(std::memory_order_acquire);
+  }
 
   const ServiceLimits& limits() const { return limits_; }
 

@@ -38,6 +38,7 @@ import glance  # noqa: E402  (the README's table, from the run)
 import publish_machine as pm  # noqa: E402  (machine.md's sections)
 import report_html  # noqa: E402  (report.html)
 import summarize  # noqa: E402  (bench-summary.md)
+from experiment_tables import table  # noqa: E402  (the reports' Markdown table)
 
 ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 PARTS = ("experiments", "bench")
@@ -178,7 +179,7 @@ def files_section(out, gzipped):
     for path in sorted(glob.glob(os.path.join(out, "**", "*"), recursive=True)):
         if os.path.isfile(path):
             rows.append([f"`{os.path.relpath(path, out)}`", f"{os.path.getsize(path):,}"])
-    text = [pm.table(["file", "bytes"], rows)]
+    text = [table(["file", "bytes"], rows)]
     if gzipped:
         text.append("Gzipped because larger than the limit (" + "; ".join(
             f"{n}: {a:,} bytes, {b:,} gzipped" for n, a, b in gzipped) + "): `gunzip` them "
@@ -198,7 +199,7 @@ def part_lines(parts, commands):
     if starts and ends:
         total = (f"\n\nThe whole run: {pm.fmt_time(min(starts))} to {pm.fmt_time(max(ends))}, "
                  f"{pm.fmt_secs((max(ends) - min(starts)).total_seconds())}.")
-    return pm.table(["part", "command", "started", "ended", "wall time", "exit"], rows) + total
+    return table(["part", "command", "started", "ended", "wall time", "exit"], rows) + total
 
 
 def relative(command):
@@ -227,7 +228,7 @@ def machine_md(args, out, contexts, parts, tree, report_note, gzipped, links, ru
         "## Commit\n\n" + pm.provenance_lines(contexts, tree),
         "## Library versions\n\n" + pm.versions_section(contexts)
         + "\n\nDebian packages (dpkg-query when this folder was written):\n\n"
-        + pm.table(["package", "version"], pm.dpkg_versions()),
+        + table(["package", "version"], pm.dpkg_versions()),
         "## Commands and wall time\n\n" + part_lines(parts, commands)
         + "\n\nThe benchmark processes these ran, with their exact arguments (paths "
         "relative to the checkout):\n\n"

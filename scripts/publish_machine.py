@@ -26,6 +26,9 @@ import statistics
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from experiment_tables import table  # noqa: E402  (the reports' Markdown table, cells escaped)
+
 UTC = datetime.timezone.utc
 
 # The Debian packages wsbench is built against (scripts/deps.sh), asked of
@@ -223,13 +226,6 @@ def dpkg_versions(packages=PACKAGES):
             version = "unknown (no dpkg-query)"
         rows.append([pkg, version])
     return rows
-
-
-def table(header, rows):
-    def cell(v):
-        return " ".join(str(v).split()).replace("|", "\\|")
-    return "\n".join(["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-                     + ["| " + " | ".join(cell(c) for c in r) + " |" for r in rows])
 
 
 def first(contexts, key):

@@ -14,7 +14,10 @@
 
 namespace wsb {
 class NetworkLink;
+namespace anchors {
+struct AnchorEntry;
 }
+}  // namespace wsb
 
 namespace wsb::bench {
 
@@ -42,6 +45,10 @@ struct RttOptions {
   // registered stack (all_stacks()). Tests pass their own; it must outlive
   // the run.
   const std::vector<StackEntry>* stacks = nullptr;
+  // The anchors run beside their stacks (anchor/<library>/... rows, for
+  // each anchor whose stack and codec the run measures in-process); null:
+  // every registered one (anchors::all_anchors()). Must outlive the run.
+  const std::vector<anchors::AnchorEntry>* anchors = nullptr;
 };
 
 // Returns the sweep the round trips run: the full one when the filter

@@ -6,8 +6,10 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <deque>
 #include <optional>
 
+#include "anchors/anchors.h"
 #include "common/clock.h"
 #include "common/codec.h"
 #include "harness/stats.h"
@@ -49,12 +51,17 @@ const char* op_name(Op op) {
 }
 
 std::string RttCase::name() const {
-  std::string n = "rtt/" + stack->name + "/" + codec + "/" + op_name(op);
+  std::string n = anchor != nullptr ? "anchor/" + anchor->library + "/" + op_name(op)
+                                    : "rtt/" + stack->name + "/" + codec + "/" + op_name(op);
   if (op == Op::get || op == Op::echo || op == Op::send || op == Op::receive)
     n += "/" + spec.label();
   if (op == Op::primes) n += "/" + std::to_string(primes);
   if (op == Op::define || op == Op::put) n += "/x" + std::to_string(size_multiple);
   return n + "/" + std::string(placement_name(placement));
+}
+
+const std::string& RttCase::socket_stack() const {
+  return anchor != nullptr ? anchor->stack : stack->name;
 }
 
 const std::vector<StackEntry>& stacks_of(const RttOptions& options) {
@@ -63,9 +70,51 @@ const std::vector<StackEntry>& stacks_of(const RttOptions& options) {
 
 namespace {
 
+const std::vector<anchors::AnchorEntry>& anchors_of(const RttOptions& options) {
+  return options.anchors != nullptr ? *options.anchors : anchors::all_anchors();
+}
+
+// An anchor as the kernel runs a stack: its server ignores the Service
+// (it records nothing) and its client the codec (it has one). Made anew by
+// each registration (RttOptions::anchors may differ) and kept for the
+// process: the cases registered point at it.
+const StackEntry& anchor_stack(const anchors::AnchorEntry& anchor) {
+  static std::deque<StackEntry> stacks;
+  return stacks.emplace_back(StackEntry{
+      "anchor/" + anchor.library,
+      anchor.description,
+      {anchor.codec},
+      [&anchor](Service&, const ServerOptions& options) { return anchor.start_server(options); },
+      [&anchor](const Endpoint& server, const std::string&) { return anchor.connect(server); }});
+}
+
+// True if an anchor of the run anchors this stack and codec.
+bool anchored(const RttOptions& options, const StackEntry& stack, const std::string& codec) {
+  return std::any_of(
+      anchors_of(options).begin(), anchors_of(options).end(),
+      [&](const anchors::AnchorEntry& a) { return a.stack == stack.name && a.codec == codec; });
+}
+
+// The anchors whose stack and codec the run measures, in-process: an
+// anchor runs in-process only, beside a stack served here.
+std::vector<const anchors::AnchorEntry*> run_anchors(const RttOptions& options) {
+  std::vector<const anchors::AnchorEntry*> run;
+  for (const auto& anchor : anchors_of(options)) {
+    if (options.targets.count(anchor.stack) != 0) continue;
+    for (const auto& stack : stacks_of(options))
+      if (stack.name == anchor.stack &&
+          std::find(stack.codecs.begin(), stack.codecs.end(), anchor.codec) != stack.codecs.end())
+        run.push_back(&anchor);
+  }
+  return run;
+}
+
 std::vector<RttCase> rtt_cases(const RttOptions& options) {
   const bool full = options.sweep == Sweep::full;
   const std::vector<PayloadSpec> messages = {{Kind::message_a, 100}, {Kind::message_b, 128 * 1024}};
+  // The anchors' echo, and their stacks' in the standard sweep (the full
+  // one has it anyway).
+  const PayloadSpec anchor_echo{Kind::message_b, 128 * 1024};
   std::vector<PayloadSpec> get_payloads;
   std::vector<PayloadSpec> echo_payloads;
   if (full) {
@@ -79,6 +128,9 @@ std::vector<RttCase> rtt_cases(const RttOptions& options) {
     get_payloads = {{Kind::ints, 3200}};
     echo_payloads = {{Kind::message_a, 100}};
   }
+  std::vector<std::pair<const anchors::AnchorEntry*, const StackEntry*>> anchor_stacks;
+  for (const auto* anchor : run_anchors(options))
+    anchor_stacks.emplace_back(anchor, &anchor_stack(*anchor));
   std::vector<RttCase> cases;
   for (const Placement placement : options.placements) {
     for (const auto& stack : stacks_of(options)) {
@@ -95,6 +147,7 @@ std::vector<RttCase> rtt_cases(const RttOptions& options) {
         } else {
           for (const auto& s : get_payloads) add(Op::get, s);
           for (const auto& s : echo_payloads) add(Op::echo, s);
+          if (!full && anchored(options, stack, codec)) add(Op::echo, anchor_echo);
         }
         if (full && !texts_only) {
           add(Op::register_client);
@@ -107,6 +160,17 @@ std::vector<RttCase> rtt_cases(const RttOptions& options) {
         add(Op::primes, {}, full ? 100'000 : 1'000);
         add(Op::define);
         add(Op::put);
+      }
+    }
+    // Registered with the stacks' cases, so their repetitions interleave
+    // with them in bench's random order, as every case's do.
+    for (const auto& [anchor, stack] : anchor_stacks) {
+      for (const Op op : {Op::ping, Op::echo}) {
+        RttCase c{
+            stack,     anchor->codec,          op, op == Op::echo ? anchor_echo : PayloadSpec{}, 0,
+            placement, options.dictionary_size};
+        c.anchor = anchor;
+        cases.push_back(c);
       }
     }
   }

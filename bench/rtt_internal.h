@@ -48,15 +48,22 @@ inline constexpr char kDictionaryWord[] = "protocol";
 const char* op_name(Op op);
 
 struct RttCase {
+  // An anchor's case: its own StackEntry (anchor_stack), named
+  // "anchor/<library>", that starts and connects the anchor.
   const StackEntry* stack;
   std::string codec;
   Op op;
   PayloadSpec spec;  // get, echo, send, receive
   std::uint32_t primes = 0;
   Placement placement;
-  unsigned size_multiple = 1;  // define, put: the dictionary's definitions
+  unsigned size_multiple = 1;                    // define, put: the dictionary's definitions
+  const anchors::AnchorEntry* anchor = nullptr;  // set in an anchor's case
 
+  // rtt/<stack>/<codec>/<op>/..., or anchor/<library>/<op>/...
   std::string name() const;
+  // The stack whose sockets the case's floor copies: the anchored stack's
+  // for an anchor.
+  const std::string& socket_stack() const;
 };
 
 // The stacks a run measures: RttOptions::stacks, or every registered one.

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "bench_runs.h"
 #include "codec_bench.h"
 #include "common/codec.h"
 #include "common/transport.h"
@@ -21,50 +22,6 @@
 
 namespace wsb {
 namespace {
-
-struct Row {
-  std::string name;
-  bool skipped = false;
-  std::string message;
-  double n = -1;  // the "n" counter (samples), -1 where the row has none
-};
-
-class RecordingReporter : public benchmark::BenchmarkReporter {
- public:
-  bool ReportContext(const Context&) override { return true; }
-  void ReportRuns(const std::vector<Run>& runs) override {
-    for (const auto& run : runs) {
-      if (run.run_type != Run::RT_Iteration) continue;  // the aggregates
-      const auto n = run.counters.find("n");
-      rows.push_back({run.benchmark_name(), run.error_occurred, run.error_message,
-                      n == run.counters.end() ? -1.0 : n->second.value});
-    }
-  }
-  std::vector<Row> rows;
-};
-
-// Registers cases with `register_cases` under `filter` (the round trips'
-// pilot reads the filter as it registers) and runs them with bench's
-// default min_time and two repetitions.
-std::vector<Row> run_cases(const std::string& filter, const std::function<void()>& register_cases) {
-  static char program[] = "bench_core_test";
-  static char min_time[] = "--benchmark_min_time=0.03";
-  static char repetitions[] = "--benchmark_repetitions=2";
-  static const bool initialized = [] {
-    char* args[] = {program, min_time, repetitions, nullptr};
-    int argc = 3;
-    benchmark::Initialize(&argc, args);
-    return true;
-  }();
-  EXPECT_TRUE(initialized);
-  benchmark::ClearRegisteredBenchmarks();
-  benchmark::SetBenchmarkFilter(filter);
-  register_cases();
-  RecordingReporter reporter;
-  benchmark::RunSpecifiedBenchmarks(&reporter);
-  benchmark::ClearRegisteredBenchmarks();
-  return reporter.rows;
-}
 
 // The json codec with one fault: decode adds 1 to the first int of an array.
 class OffByOneCodec final : public Codec {
@@ -102,18 +59,6 @@ TEST(FaultyCodec, ItsEncodeAndDecodeCasesSkipWithVerificationFailed) {
   }
 }
 
-// A client of the beast stack with one fault: the first byte of every ping
-// reply changed ("pong" comes back as "qong").
-class OneByteOffClient final : public testing::ForwardingClient {
- public:
-  using ForwardingClient::ForwardingClient;
-  std::string ping() override {
-    std::string reply = inner().ping();
-    if (!reply.empty()) reply.front() = static_cast<char>(reply.front() ^ 0x01);
-    return reply;
-  }
-};
-
 const std::vector<StackEntry>& faulty_stacks() {
   static const std::vector<StackEntry> stacks = [] {
     const StackEntry& beast = find_stack("beast");
@@ -122,7 +67,7 @@ const std::vector<StackEntry>& faulty_stacks() {
                                     {"json"},
                                     beast.start_server,
                                     [&beast](const Endpoint& server, const std::string& codec) {
-                                      return std::make_unique<OneByteOffClient>(
+                                      return std::make_unique<testing::OneByteOffPing>(
                                           beast.connect(server, codec));
                                     }}};
   }();

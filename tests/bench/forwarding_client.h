@@ -1,5 +1,5 @@
 // A Client that passes every call to a real one: tests derive from it and
-// override only the calls they make faulty.
+// override only the calls they make faulty (OneByteOffPing is one).
 #pragma once
 
 #include <memory>
@@ -39,6 +39,18 @@ class ForwardingClient : public Client {
 
  private:
   std::unique_ptr<Client> inner_;
+};
+
+// A client with one fault: the first byte of every ping reply changed
+// ("pong" comes back as "qong").
+class OneByteOffPing final : public ForwardingClient {
+ public:
+  using ForwardingClient::ForwardingClient;
+  std::string ping() override {
+    std::string reply = inner().ping();
+    if (!reply.empty()) reply.front() = static_cast<char>(reply.front() ^ 0x01);
+    return reply;
+  }
 };
 
 }  // namespace wsb::testing

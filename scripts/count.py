@@ -16,9 +16,13 @@ import subprocess
 import sys
 import tempfile
 
+from anchor_pairs import instruction_ratio, pairs
 from progress import Progress
 
 TIMEOUT_S = 900
+# Round trips: client and server threads (bench's rtt/ rows and the
+# anchors' rows beside them).
+ROUND_TRIP = ("rtt/", "anchor/")
 
 
 def ere_escape(text):
@@ -90,7 +94,7 @@ def run_callgrind(bench, case, iterations, workdir):
 def count_case(bench, case, n1, n2):
     """One row of count.json."""
     entry = {"case": case, "iterations": [n1, n2]}
-    if case.startswith("rtt/"):
+    if case.startswith(ROUND_TRIP):
         # Client and server threads interleave differently from run to run
         # (lock hand-offs, wake-ups, the curl transport's timers, the
         # asynchronous Beast server's 250 ms deadline sweep), so these counts
@@ -111,6 +115,22 @@ def count_case(bench, case, n1, n2):
         else:
             entry["error"] = f"cannot run under valgrind: {e}"
     return entry
+
+
+def stack_over_anchor(results):
+    """Each counted stack/anchor pair (anchor_pairs.py) by instructions,
+    printed and returned for count.json: [{stack, anchor, ratio}]."""
+    by_case = {re.sub(r"(/iterations:\d+)?(/manual_time)?$", "", e["case"]): e for e in results}
+    ratios = []
+    for stack, anchor in pairs(list(by_case)):
+        ratio = instruction_ratio(by_case, stack, anchor)
+        if ratio is not None:
+            ratios.append({"stack": stack, "anchor": anchor, "ratio": round(ratio, 4)})
+    if ratios:
+        print("\nstack/anchor by instructions (docs/anchors.md):")
+        for r in ratios:
+            print(f"  {r['stack']:<50} {r['ratio']:.3f}")
+    return ratios
 
 
 def main():
@@ -151,17 +171,20 @@ def main():
 
     # Each case is its own process, so cases can run side by side; the
     # count does not depend on what else the machine runs.
-    codec = [c for c in cases if not c.startswith("rtt/")]
+    codec = [c for c in cases if not c.startswith(ROUND_TRIP)]
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
         counted = {e["case"]: e for e in
                    pool.map(lambda c: show(count_case(args.bench, c, n1, n2)), codec)}
     for case in cases:
-        if case.startswith("rtt/"):
+        if case.startswith(ROUND_TRIP):
             counted[case] = show(count_case(args.bench, case, n1, n2))
     results = [counted[c] for c in cases]
+    report = {"unit": "instructions per operation", "results": results}
+    if ratios := stack_over_anchor(results):
+        report["stack_over_anchor"] = ratios
 
     with open(args.out, "w") as f:
-        json.dump({"unit": "instructions per operation", "results": results}, f, indent=2)
+        json.dump(report, f, indent=2)
     print(f"written: {args.out}")
     if any("error" in r for r in results):
         sys.exit(1)

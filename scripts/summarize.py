@@ -17,8 +17,9 @@ aggregates are ignored), so one repetition and many are read the same way:
 
 One table per measured step (encode, decode, bind, write, read, unbind),
 one row per payload and codec, the memcpy floor first in the encode table;
-then wire bytes, round trips and their phases. A case that was skipped or
-failed keeps its row in each of its tables, with the reason. The header
+then wire bytes, round trips (anchor rows among them), their phases, and
+each stack against its anchor. A case that was skipped or failed keeps its
+row in each of its tables, with the reason. The header
 gives the run's context and, when the context has calibration samples, how
 noisy the machine was; a run from a modified tree says DIRTY TREE on every
 table. --instructions adds the instructions per operation that scripts/count
@@ -27,9 +28,13 @@ measured.
 import argparse
 import json
 import math
+import os
 import re
 import statistics
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from anchor_pairs import anchor_table  # noqa: E402  (stack against anchor)
 
 UNIT_TO_NS = {"ns": 1.0, "us": 1e3, "ms": 1e6, "s": 1e9}
 STEPS = ["encode", "decode", "bind", "write", "read", "unbind"]
@@ -426,7 +431,7 @@ def rtt_tables(out, rtt, instructions):
         stat = Stat([v * 1e3 for v in case.values("p50_us")])
         floor = case.values("floor_p50_us")
         ratio = case.values("ratio_p50")
-        row = [name[len("rtt/"):]] + stat_cells(stat, samples_label(case)) + [
+        row = [name.removeprefix("rtt/")] + stat_cells(stat, samples_label(case)) + [
             percentile_cell(case, 90), percentile_cell(case, 99),
             fmt_time(statistics.median(floor) * 1e3) if floor else "-",
             f"{statistics.median(ratio):.2f}x" if ratio else "-",
@@ -450,6 +455,8 @@ def rtt_tables(out, rtt, instructions):
     rows = []
     worst = []
     for name, case in rtt:
+        if name.startswith("anchor/"):
+            continue  # no probes: no phases (docs/anchors.md)
         cells = {}
         cvs = []
         for key in sorted({k for r in case.runs for k in r if k.startswith("phase:")}):
@@ -462,7 +469,7 @@ def rtt_tables(out, rtt, instructions):
                 cvs.append(stat.cv)
             for merged in parts[1:]:
                 cells[merged] = "^"
-        row = [name[len("rtt/"):]] + [cells.get(p, "") for p in PHASES]
+        row = [name.removeprefix("rtt/")] + [cells.get(p, "") for p in PHASES]
         row += [gap_cell(case, "phase_gap"), gap_cell(case, "server_gap"), str(len(case.runs)),
                 f"{100 * max(cvs):.1f}%" if cvs else "-", case.reason()]
         rows.append(row)
@@ -547,9 +554,10 @@ def main(argv=None):
     step_tables(out, cases, payloads, codecs, instructions)
     if codecs:
         wire_table(out, cases, payloads, codecs)
-    rtt = [(n, c) for n, c in cases.items() if n.startswith("rtt/")]
+    rtt = [(n, c) for n, c in cases.items() if n.startswith(("rtt/", "anchor/"))]
     if rtt:
         rtt_tables(out, rtt, instructions)
+        anchor_table(out, cases, Stat, fmt_time, instructions)
     if instructions:
         instructions.print_rest(out)
 

@@ -45,7 +45,7 @@ TEST(AnchorRows, RunBesideTheirStackRowsWithTheSameCounters) {
     const Row* anchor = by_case.at(std::string("anchor/beast/") + op + "/same");
     const Row* stack = by_case.at(std::string("rtt/beast/json/") + op + "/same");
     EXPECT_EQ(kernel_keys(*anchor), kernel_keys(*stack)) << op;
-    EXPECT_GE(anchor->n, 200) << op;
+    EXPECT_GT(anchor->n, 0) << op;  // how many: the pilot's (bench_core_test)
     EXPECT_GT(anchor->counters.at("floor_p50_us").value, 0) << op;
     // The same bytes both ways (beast_anchor.h).
     for (const char* bytes :

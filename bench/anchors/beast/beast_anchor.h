@@ -18,13 +18,14 @@ namespace wsb::anchors::beast {
 // alive by a shared_ptr while it is written. Listens on options.listen;
 // options.cpu pins its thread like the beast stack's server; limits and
 // concurrency are ignored (one I/O thread, Beast's default parser limits).
-// TCP_NODELAY is set on accepted sockets, as the beast stack sets it.
+// TCP_NODELAY is set on accepted sockets, and 64 KiB of read buffer
+// reserved per connection, as the beast stack does.
 // Throws std::runtime_error if it cannot listen.
 std::unique_ptr<Server> start_server(const ServerOptions& options);
 
 // Beast's example client: one keep-alive connection (a tcp_stream with
 // TCP_NODELAY, as the beast stack's client sets it), a request and a
-// response made per call, one flat_buffer kept for reading. ping() and
+// response made per call, one flat_buffer of 64 KiB kept for reading. ping() and
 // echo() only; any other operation throws CallError. Throws CallError if it
 // cannot connect.
 std::unique_ptr<Client> connect(const Endpoint& server);

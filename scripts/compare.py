@@ -29,8 +29,8 @@ import summarize  # noqa: E402  (same directory; shares the statistics rules)
 
 def case_values(case):
     """Per-repetition values in ns: p50 of each repetition's calls for a
-    round trip, else the time per operation."""
-    if case.name.startswith("rtt/"):
+    round trip (an anchor's too), else the time per operation."""
+    if case.name.startswith(("rtt/", "anchor/")):
         return [v * 1e3 for v in case.values("p50_us")]
     return case.times_ns()
 

@@ -1,7 +1,7 @@
 // Anchor rows as bench runs them: through the round-trip kernel beside
 // their stack's rows, verified before timing (a faulty anchor skips), with
 // the stack rows' counters, the floor, and a label saying that no request
-// check applies.
+// check applies; and isolated as every round-trip case is.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -13,6 +13,7 @@
 #include "anchor_contract.h"
 #include "bench_runs.h"
 #include "forwarding_client.h"
+#include "harness/process_state.h"
 #include "rtt_bench.h"
 
 namespace wsb {
@@ -73,6 +74,24 @@ TEST(AnchorRows, AWrongReplySkipsTheRowBeforeTiming) {
     EXPECT_NE(row.message.find("verification failed: ping returned 'qong'"), std::string::npos)
         << row.message;
   }
+}
+
+// An anchor's case leaves the process as it found it, as a stack's does
+// (tests/servers/case_isolation_test.cpp): its connections released while
+// its server runs, its thread and sockets gone once it stops, and bench's
+// own check (CaseScope) silent.
+TEST(AnchorRows, LeaveThreadsAndDescriptorsAsFound) {
+  ::testing::internal::CaptureStderr();
+  const ProcessState before = ProcessState::now();
+  bench::RttOptions options;
+  const auto rows = run_cases("^anchor/beast/(ping|echo/message-b/128KiB)/same/",
+                              [&] { bench::register_rtt_benchmarks(options); });
+  const ProcessState after = ProcessState::now();
+  const std::string diagnostics = ::testing::internal::GetCapturedStderr();
+  EXPECT_EQ(rows.size(), 4u);
+  for (const auto& row : rows) EXPECT_FALSE(row.skipped) << row.name << ": " << row.message;
+  EXPECT_EQ(diagnostics.find("not released"), std::string::npos) << diagnostics;
+  EXPECT_EQ(after.describe(), before.describe());
 }
 
 // An anchor runs only beside its stack: none without the stack's codec in

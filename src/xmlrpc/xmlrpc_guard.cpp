@@ -12,8 +12,9 @@
 
 #include <xmlrpc-c/base.h>
 
-#include <array>
+#include <algorithm>
 #include <charconv>
+#include <cstring>
 #include <xmlrpc-c/girerr.hpp>
 #include <xmlrpc-c/xml.hpp>
 
@@ -33,47 +34,80 @@ constexpr std::size_t kMaxElementDepth = kMaxNestingDepth;
 // kMaxStructMembers (xmlrpc_limits.h) keeps a hostile struct's quadratic
 // insertion cost within a small constant factor of linear.
 
-enum class B64 : std::uint8_t { bad, digit, pad, space };
+// Whether a byte is a base64 digit, or XML whitespace (xmlrpc-c breaks its
+// base64 into CRLF-terminated lines). Written once for a byte and once for
+// 16 at a time (GCC's and Clang's vector extension, SSE2 on x86-64): a
+// 128 KiB attachment is checked twice a round trip, and a branch per byte
+// cost 13 instructions a byte, the whole of the stack's excess over
+// xmlrpc-c's own sample on an echo of it.
+using Bytes16 = unsigned char __attribute__((vector_size(16)));
 
-constexpr std::array<B64, 256> make_base64_classes() {
-  std::array<B64, 256> t{};
-  for (char c = 'A'; c <= 'Z'; ++c) t[static_cast<unsigned char>(c)] = B64::digit;
-  for (char c = 'a'; c <= 'z'; ++c) t[static_cast<unsigned char>(c)] = B64::digit;
-  for (char c = '0'; c <= '9'; ++c) t[static_cast<unsigned char>(c)] = B64::digit;
-  t['+'] = B64::digit;
-  t['/'] = B64::digit;
-  t['='] = B64::pad;
-  // XML whitespace: xmlrpc-c breaks its base64 into CRLF-terminated lines.
-  t[' '] = B64::space;
-  t['\t'] = B64::space;
-  t['\r'] = B64::space;
-  t['\n'] = B64::space;
-  return t;
+template <typename T>
+T base64_digit(T c) {
+  const T letter = static_cast<T>((c | 0x20) - 'a') < 26;
+  const T decimal = static_cast<T>(c - '0') < 10;
+  return static_cast<T>(letter | decimal | (c == '+') | (c == '/'));
+}
+template <typename T>
+T xml_space(T c) {
+  return static_cast<T>((c == ' ') | (c == '\t') | (c == '\r') | (c == '\n'));
 }
 
-constexpr std::array<B64, 256> kBase64Classes = make_base64_classes();
-
-// Padded RFC 4648 base64 with whitespace anywhere, the same rule as
-// wsb::base64_decode.
-void check_base64(std::string_view text) {
+struct Base64Counts {
   std::size_t digits = 0;
-  std::size_t pads = 0;
-  for (const char c : text) {
-    switch (kBase64Classes[static_cast<unsigned char>(c)]) {
-      case B64::digit:
-        if (pads != 0) fail("invalid base64: data after padding");
-        ++digits;
-        break;
-      case B64::pad:
-        ++pads;
-        break;
-      case B64::space:
-        break;
-      case B64::bad:
-        fail("invalid base64: character outside the alphabet");
+  std::size_t spaces = 0;
+};
+
+// Digits and whitespace in `text`.
+Base64Counts count_base64(std::string_view text) {
+  Base64Counts counts;
+  std::size_t i = 0;
+  // Lanes count to at most 255 (a comparison is 0 or -1 a lane), then
+  // are added up.
+  constexpr std::size_t kRounds = 255;
+  while (text.size() - i >= sizeof(Bytes16)) {
+    Bytes16 digits{};
+    Bytes16 spaces{};
+    for (std::size_t r = 0; r < kRounds && text.size() - i >= sizeof(Bytes16); ++r) {
+      Bytes16 c;
+      std::memcpy(&c, text.data() + i, sizeof c);
+      digits -= base64_digit(c);
+      spaces -= xml_space(c);
+      i += sizeof c;
+    }
+    for (std::size_t lane = 0; lane < sizeof(Bytes16); ++lane) {
+      counts.digits += digits[lane];
+      counts.spaces += spaces[lane];
     }
   }
-  if (pads > 2 || (digits + pads) % 4 != 0) fail("invalid base64: bad length or padding");
+  for (; i < text.size(); ++i) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    counts.digits += base64_digit(c) != 0;
+    counts.spaces += xml_space(c) != 0;
+  }
+  return counts;
+}
+
+// Padded RFC 4648 base64 with whitespace anywhere, the same rule as
+// wsb::base64_decode: before the first '=' digits and whitespace only,
+// after it '=' (at most two) and whitespace only.
+void check_base64(std::string_view text) {
+  const std::size_t first_pad = std::min(text.find('='), text.size());
+  const std::string_view data = text.substr(0, first_pad);
+  const Base64Counts counts = count_base64(data);
+  if (counts.digits + counts.spaces != data.size())
+    fail("invalid base64: character outside the alphabet");
+  std::size_t pads = 0;
+  for (const char c : text.substr(first_pad)) {
+    const auto u = static_cast<unsigned char>(c);
+    if (c == '=')
+      ++pads;
+    else if (base64_digit(u) != 0)
+      fail("invalid base64: data after padding");
+    else if (xml_space(u) == 0)
+      fail("invalid base64: character outside the alphabet");
+  }
+  if (pads > 2 || (counts.digits + pads) % 4 != 0) fail("invalid base64: bad length or padding");
 }
 
 // What xmlrpc-c's own <i8> parser accepts: an optional sign and decimal

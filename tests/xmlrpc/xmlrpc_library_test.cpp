@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 #include <xmlrpc-c/base.h>
 
+#include <cctype>
 #include <cmath>
 #include <limits>
 #include <string>
@@ -64,6 +65,44 @@ TEST_F(XmlrpcCodec, InvalidBase64IsADecodeError) {
   EXPECT_TRUE(decode(body("binary", "<base64>\r\nAA EC\t/w==\r\n</base64>")) ==
               Payload(Binary{{0x00, 0x01, 0x02, 0xff}}));
   EXPECT_TRUE(decode(body("binary", "<base64/>")) == Payload(Binary{}));
+}
+
+TEST_F(XmlrpcCodec, Base64CheckSeesEveryByteOfALongText) {
+  // The check counts 16 bytes at a time, adds its lanes up every 4080
+  // bytes and does the last few bytes one by one: a wrong byte of any value
+  // must be caught wherever it is. 8228 digits: 2 sums, and a tail of 4.
+  const std::string valid(2 * 4080 + 68, 'A');
+  const auto wire = [](const std::string& text) {
+    return body("binary", "<base64>" + text + "</base64>");
+  };
+  EXPECT_EQ(std::get<Binary>(decode(wire(valid))).data.size(), valid.size() / 4 * 3);
+  for (const std::size_t at : {std::size_t{0}, std::size_t{15}, std::size_t{16}, std::size_t{4079},
+                               std::size_t{4080}, std::size_t{4095}, std::size_t{8159},
+                               std::size_t{8160}, valid.size() - 5, valid.size() - 1}) {
+    std::string text = valid;
+    text[at] = '*';
+    expect_decode_error(wire(text), "outside the alphabet");
+  }
+  for (const std::size_t at : {std::size_t{100}, valid.size() - 2}) {
+    for (int b = 1; b < 256; ++b) {
+      std::string text = valid;
+      const char c = static_cast<char>(b);
+      text[at] = c;
+      SCOPED_TRACE("byte " + std::to_string(b) + " at " + std::to_string(at));
+      if ((b < 0x80 && std::isalnum(b) != 0) || c == '+' || c == '/')
+        EXPECT_NO_THROW(decode(wire(text)));
+      else if (c == '=')
+        expect_decode_error(wire(text), "data after padding");
+      else if (c == '<')
+        expect_decode_error(wire(text), "markup inside");
+      else if (c == ' ' || c == '\t' || c == '\r' || c == '\n')
+        expect_decode_error(wire(text), "bad length or padding");
+      else
+        expect_decode_error(wire(text), "outside the alphabet");
+    }
+  }
+  expect_decode_error(wire(valid.substr(4) + "AA==" + std::string(20, ' ') + "A"),
+                      "data after padding");
 }
 
 TEST_F(XmlrpcCodec, MalformedI8IsADecodeErrorThoughItCrashesTheLibrary) {

@@ -53,12 +53,10 @@ class AnchorClient final : public Client {
   }
 
   void get(const PayloadSpec&, Payload&) override { not_ours("get"); }
-  std::string register_client() override { not_ours("register_client"); }
-  void send_message(const std::string&, const Message&) override { not_ours("send_message"); }
-  void receive_messages(const std::string&, std::vector<Message>&) override {
-    not_ours("receive_messages");
-  }
-  void unregister_client(const std::string&) override { not_ours("unregister_client"); }
+  std::string register_client() override { not_ours("register"); }
+  void send_message(const std::string&, const Message&) override { not_ours("send"); }
+  void receive_messages(const std::string&, std::vector<Message>&) override { not_ours("receive"); }
+  void unregister_client(const std::string&) override { not_ours("unregister"); }
   std::string primes(std::uint32_t) override { not_ours("primes"); }
   std::string define(const std::string&) override { not_ours("define"); }
   void put(const std::string&, const std::string&) override { not_ours("put"); }

@@ -60,10 +60,10 @@ TEST_F(XmlrpcAnchor, OtherOperationsAreCallErrors) {
   std::vector<Message> messages;
   const std::vector<std::pair<std::string, std::function<void()>>> calls = {
       {"get", [&] { client_->get(parse_spec("ints/200"), out); }},
-      {"register_client", [&] { client_->register_client(); }},
-      {"send_message", [&] { client_->send_message("q", Message{}); }},
-      {"receive_messages", [&] { client_->receive_messages("q", messages); }},
-      {"unregister_client", [&] { client_->unregister_client("q"); }},
+      {"register", [&] { client_->register_client(); }},
+      {"send", [&] { client_->send_message("q", Message{}); }},
+      {"receive", [&] { client_->receive_messages("q", messages); }},
+      {"unregister", [&] { client_->unregister_client("q"); }},
       {"primes", [&] { client_->primes(10); }},
       {"define", [&] { client_->define("word"); }},
       {"put", [&] { client_->put("word", "definition"); }},

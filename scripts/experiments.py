@@ -130,7 +130,7 @@ class Results:
         if case is None or not case.runs:
             return None
         if key is None:
-            key = "p50_us" if name.startswith("rtt/") else None
+            key = "p50_us" if name.startswith(("rtt/", "anchor/")) else None
         values = [v * 1e3 for v in case.values(key)] if key else case.times_ns()
         return summarize.Stat(values) if values else None
 

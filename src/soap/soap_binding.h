@@ -6,6 +6,10 @@
 // Internal to src/soap: includes the generated soapH.h.
 #pragma once
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
@@ -66,6 +70,18 @@ inline void apply_input_limits(Context* ctx, ULONG64 max_message_bytes) {
 inline void release_message(Context* ctx) {
   soap_destroy(ctx);
   soap_dealloc(ctx, nullptr);
+}
+
+// The local port of a context's socket (a connection's, or a listener's
+// ephemeral one); 0 if the socket is not open.
+inline std::uint16_t socket_port(SOAP_SOCKET socket) {
+  sockaddr_storage local{};
+  socklen_t length = sizeof local;
+  if (!soap_valid_socket(socket) ||
+      ::getsockname(socket, reinterpret_cast<sockaddr*>(&local), &length) != 0)
+    return 0;
+  // sin_port and sin6_port sit at the same offset.
+  return ntohs(reinterpret_cast<const sockaddr_in&>(local).sin_port);
 }
 
 // ---- engine contexts writing to and reading from memory ----

@@ -32,8 +32,6 @@
 // an HTTP error status without one "HTTP <status>: <gSOAP's description>",
 // anything else (transport failure, a reply that does not parse)
 // "gsoap/<codec>: <gSOAP's description>".
-#include <arpa/inet.h>
-#include <netinet/in.h>
 #include <sys/socket.h>
 
 #include <optional>
@@ -206,15 +204,7 @@ class GsoapClient final : public Client {
   }
   std::optional<ServerDurations> last_server_timing() const override { return server_timing_; }
 
-  std::uint16_t local_port() const override {
-    sockaddr_storage local{};
-    socklen_t length = sizeof local;
-    if (!soap_valid_socket(proxy_.soap->socket) ||
-        ::getsockname(proxy_.soap->socket, reinterpret_cast<sockaddr*>(&local), &length) != 0)
-      return 0;
-    // sin_port and sin6_port sit at the same offset.
-    return ntohs(reinterpret_cast<const sockaddr_in&>(local).sin_port);
-  }
+  std::uint16_t local_port() const override { return socket_port(proxy_.soap->socket); }
 
  private:
   void begin() {

@@ -85,7 +85,9 @@ class SoapCodec final : public StagedCodec {
     release_message(ctx);
     wsb__getResponse* r = checked(soap_new_wsb__getResponse(ctx));
     bound_parts_.clear();
-    Binder(ctx, attachments_, &bound_parts_).payload(in, r->__union_payload, r->payload);
+    const Binder binder(ctx, attachments_, &bound_parts_);
+    binder.payload(in, r->__union_payload, r->payload);
+    bound_used_ = binder.used();
     bound_ = r;
   }
 
@@ -102,6 +104,7 @@ class SoapCodec final : public StagedCodec {
     // What wsbenchService's serve_wsb__get does after the operation returns,
     // with soap_begin_send in place of soap_response (which would prepend
     // the HTTP header).
+    declare_used(ctx, bound_used_);
     soap_begin(ctx);
     // SwA: the parts follow the envelope in one MIME package; without any
     // the message is plain SOAP, as MTOM's is.
@@ -267,6 +270,7 @@ class SoapCodec final : public StagedCodec {
   ContextPtr read_ctx_;   // the engine state of one read, and the structs it made
   wsb__getResponse* bound_ = nullptr;
   std::vector<SwaPart> bound_parts_;  // soap-swa: the bound message's MIME parts
+  UsedNamespaces bound_used_;         // the namespaces the bound message uses
   wsb__getResponse* received_ = nullptr;
   std::string* sink_ = nullptr;                           // write()'s output while it runs
   std::string_view input_;                                // read()'s unread input

@@ -219,6 +219,7 @@ int parse_callback(Context* ctx) {
   const std::size_t body_buffered = c.chunked ? buffered : std::min<ULONG64>(buffered, ctx->length);
   if (!check_body(c, std::string_view(ctx->buf + ctx->bufidx, body_buffered))) {
     if (c.refusal_status != 0) return refuse_bad_request(ctx, c.refusal + "\n");
+    declare_used(ctx, kFaultNamespaces);
     soap_sender_fault(ctx, c.refusal.c_str(), nullptr);
     return ctx->error = SOAP_FAULT;
   }

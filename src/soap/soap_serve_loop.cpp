@@ -13,6 +13,7 @@ namespace server_detail {
 // status in soap::error for the reply's status.
 int refuse_too_large(Context* ctx) {
   if (ctx->version == 0) ctx->version = 1;  // see answer_unreadable()
+  declare_used(ctx, kFaultNamespaces);
   soap_sender_fault(ctx,
                     ("request body larger than the server's limit of " +
                      std::to_string(connection_of(ctx).max_body) + " bytes")
@@ -28,6 +29,7 @@ int refuse_too_large(Context* ctx) {
 // after the reply.
 void send_fault(Context* soap, bool close) {
   if (close) soap->keep_alive = 0;
+  declare_used(soap, kFaultNamespaces);
   const int status = soap->error;
   soap_set_fault(soap);
   soap->error = SOAP_OK;
@@ -102,6 +104,7 @@ void serve_requests(Connection& c, Operations& operations) {
     c.timing.end();
     c.last_recv_ns = 0;
     soap->http_extra_header = nullptr;
+    read_all_namespaces(soap);
     const bool read = soap_begin_serve(soap) == SOAP_OK;
     if (read && operations.dispatch() == SOAP_OK) {
       operations.release();

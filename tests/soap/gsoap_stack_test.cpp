@@ -277,6 +277,38 @@ TEST_F(GsoapStack, OneConnectionPerClientAndRequestsAreDocumentLiteral) {
   EXPECT_EQ(text_of(n), "3");
 }
 
+// Requests and replies declare only the namespaces they use, whichever
+// message came before on the connection (gSOAP would declare its whole
+// namespace table on each).
+TEST_F(GsoapStack, EnvelopesDeclareOnlyTheNamespacesTheyUse) {
+  ByteRelay relay(endpoint());
+  relay.set_capture(true);
+  const auto client = find_stack("gsoap").connect(relay.endpoint(), "soap");
+  const Payload gml = generate(parse_spec("gml/2"));
+  const Payload message_b = generate(parse_spec("message-b/1KiB"));
+  Payload out;
+  EXPECT_EQ(client->ping(), kPingReply);
+  client->echo(gml, out);
+  client->get(parse_spec("gml/2"), out);
+  client->echo(message_b, out);
+  EXPECT_EQ(client->ping(), kPingReply);
+  EXPECT_THROW(client->define("no such word"), CallError);  // a Fault
+  for (const std::string& wire : {relay.captured_to_server(), relay.captured_to_client()}) {
+    std::size_t envelopes = 0;
+    for (std::size_t at = wire.find("<?xml"); at != std::string::npos;
+         at = wire.find("<?xml", at + 1)) {
+      const std::size_t end = wire.find("</SOAP-ENV:Envelope>", at);
+      ASSERT_NE(end, std::string::npos);
+      const std::string envelope = wire.substr(at, end + 20 - at);
+      const Doc doc = parse_dom(envelope);
+      ASSERT_NE(doc, nullptr) << envelope;
+      EXPECT_EQ(testing::unused_declarations(doc.get()), "") << envelope.substr(0, 400);
+      ++envelopes;
+    }
+    EXPECT_EQ(envelopes, 6u);
+  }
+}
+
 // ---- the SOAP endpoint as a third party sees it ----
 
 TEST_F(GsoapStack, WsdlIsPublishedWithTheServersLocation) {

@@ -45,6 +45,39 @@ TEST_F(SoapCodecTest, EnvelopeIsWellFormedSoap11WithTheWsbenchNamespace) {
   }
 }
 
+// gSOAP declares its context's whole namespace table on the envelope; the
+// binding declares only what the message uses (soap_binding.h).
+TEST_F(SoapCodecTest, EnvelopesDeclareOnlyTheNamespacesTheyUse) {
+  for (const char* label : {"text", "ints/20", "message-a/10", "message-b/1KiB", "binary/1KiB",
+                            "gml/3", "text", "gml/3"}) {
+    SCOPED_TRACE(label);
+    const std::string wire = encode(*soap_, generate(parse_spec(label)));
+    const Doc doc = parse_dom(wire);
+    ASSERT_NE(doc, nullptr);
+    EXPECT_EQ(testing::unused_declarations(doc.get()), "") << wire.substr(0, 400);
+    const bool gml = std::string_view(label).starts_with("gml");
+    EXPECT_EQ(wire.find("xmlns:gml=") != std::string::npos, gml);
+  }
+  // Buildings without a building use no gml element.
+  const Doc empty = parse_dom(encode(*soap_, BuildingCollection{}));
+  ASSERT_NE(empty, nullptr);
+  EXPECT_EQ(testing::unused_declarations(empty.get()), "");
+}
+
+// The check above fails for an envelope with a declaration nothing uses.
+TEST(UnusedDeclarations, NamesADeclarationNothingUses) {
+  const std::string xml =
+      R"(<a:e xmlns:a="urn:a" xmlns:b="urn:b" xmlns:c="urn:c"><b:f/><g c:h="1"/></a:e>)";
+  const Doc doc(xmlReadMemory(xml.data(), static_cast<int>(xml.size()), nullptr, nullptr, 0));
+  ASSERT_NE(doc, nullptr);
+  EXPECT_EQ(testing::unused_declarations(doc.get()), "");
+  const std::string extra = R"(<a:e xmlns:a="urn:a" xmlns:gml="urn:g" xmlns:xop="urn:x"/>)";
+  const Doc with_extra(
+      xmlReadMemory(extra.data(), static_cast<int>(extra.size()), nullptr, nullptr, 0));
+  ASSERT_NE(with_extra, nullptr);
+  EXPECT_EQ(testing::unused_declarations(with_extra.get()), "gml xop");
+}
+
 TEST_F(SoapCodecTest, ValuesAreTypedElementsAndBinariesInlineBase64) {
   Message m;
   m.meta = {"to <you>", "me & co", "tok\"en'", -9'000'000'000'000'000'000};

@@ -3,7 +3,10 @@
 // release_message, soap_end's release without its clearing of the
 // engine's tables, which the next call's soap_begin clears anyway),
 // keep-alive, on the server's URL. The request's SOAPAction is
-// the WSDL's soapAction="", as the gsoap stack's client sends it.
+// the WSDL's soapAction="", as the gsoap stack's client sends it. A request
+// declares only the namespaces it uses and its reply is read with all of
+// the schema's (soap_binding.h): the call is the proxy's send_<op> and
+// recv_<op>, with the namespace table set before each.
 //
 // Glue, the part of a call that is wsbench's and not gSOAP's: echo binds
 // the wsbench Payload to the generated structs before the call and unbinds
@@ -28,7 +31,10 @@ class AnchorClient final : public Client {
 
   std::string ping() override {
     wsb__pingResponse response;
-    if (proxy_.ping(nullptr, kAction, response) != SOAP_OK) fail();
+    soap::declare_used(proxy_.soap);
+    if (proxy_.send_ping(nullptr, kAction) != SOAP_OK) fail();
+    soap::read_all_namespaces(proxy_.soap);
+    if (proxy_.recv_ping(response) != SOAP_OK) fail();
     std::string reply = std::move(response.reply);
     soap::release_message(proxy_.soap);
     return reply;
@@ -36,10 +42,13 @@ class AnchorClient final : public Client {
 
   void echo(const Payload& in, Payload& out) override {
     wsb__Payload request;
-    soap::Binder(proxy_.soap, soap::Attachments::inline_base64)
-        .payload(in, request.__union_payload, request.payload);
+    const soap::Binder binder(proxy_.soap, soap::Attachments::inline_base64);
+    binder.payload(in, request.__union_payload, request.payload);
+    soap::declare_used(proxy_.soap, binder.used());
+    if (proxy_.send_echo(nullptr, kAction, &request) != SOAP_OK) fail();
+    soap::read_all_namespaces(proxy_.soap);
     wsb__echoResponse response;
-    if (proxy_.echo(nullptr, kAction, &request, response) != SOAP_OK) fail();
+    if (proxy_.recv_echo(response) != SOAP_OK) fail();
     try {
       out = unbinder_.payload(response.__union_payload, response.payload, "echoResponse");
     } catch (const DecodeError& e) {

@@ -76,14 +76,19 @@ class AnchorService final : public wsbenchService {
 
   int ping(wsb__pingResponse& response) override {
     response.reply = kPingReply;
+    soap::declare_used(soap);
     return SOAP_OK;
   }
 
   int echo(wsb__Payload* payload, wsb__echoResponse& response) override {
-    if (payload == nullptr) return soap_senderfault("echo without a payload", nullptr);
+    if (payload == nullptr) return fault("echo without a payload");
     response.__union_payload = payload->__union_payload;
     response.payload = payload->payload;
     clear_hrefs(response.__union_payload, response.payload);
+    const bool gml = response.__union_payload == SOAP_UNION_wsb__PayloadChoice_buildings &&
+                     response.payload.buildings != nullptr &&
+                     !response.payload.buildings->gml__featureMember.empty();
+    soap::declare_used(soap, {.gml = gml});
     return SOAP_OK;
   }
 
@@ -105,15 +110,22 @@ class AnchorService final : public wsbenchService {
   }
 
  private:
-  int unsupported() { return soap_senderfault("not an operation of the anchor", nullptr); }
+  int fault(const char* what) {
+    soap::declare_used(soap, soap::kFaultNamespaces);
+    return soap_senderfault(what, nullptr);
+  }
+  int unsupported() { return fault("not an operation of the anchor"); }
 };
 
 // gSOAP's documented use of soap::fserveloop: release each request's
 // memory after its reply, as a keep-alive connection serves many
 // (release_message: soap_end's release without its clearing of the
 // engine's tables, which the next request's soap_begin clears anyway).
+// The next request is read with every namespace of the schema; a reply
+// declares only those it uses (soap_binding.h), as the stack's do.
 int release_request(struct soap* ctx) {
   release_message(ctx);
+  soap::read_all_namespaces(ctx);
   return SOAP_OK;
 }
 

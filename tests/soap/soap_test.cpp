@@ -12,8 +12,10 @@
 
 #include "common/base64.h"
 #include "common/codec.h"
+#include "common/input_checks.h"
 #include "conformance_cases.h"
 #include "gml_structure.h"
+#include "soap/soap_codecs.h"
 #include "soap_codec_test.h"
 #include "test_helpers.h"
 
@@ -76,6 +78,40 @@ TEST(UnusedDeclarations, NamesADeclarationNothingUses) {
       xmlReadMemory(extra.data(), static_cast<int>(extra.size()), nullptr, nullptr, 0));
   ASSERT_NE(with_extra, nullptr);
   EXPECT_EQ(testing::unused_declarations(with_extra.get()), "gml xop");
+}
+
+// gSOAP's chunked output (encode-chunked/soap rows): the envelope the
+// default output writes after its counting pass, in HTTP chunks.
+TEST_F(SoapCodecTest, ChunkedOutputCarriesTheSameEnvelopeInHttpChunks) {
+  const auto chunked = soap::make_soap_chunked_codec();
+  for (const char* label : {"ints/200", "message-a/100", "binary/1MiB", "gml/10"}) {
+    SCOPED_TRACE(label);
+    const Payload payload = generate(parse_spec(label));
+    const std::string plain = encode(*soap_, payload);
+    const std::string wire = encode(*chunked, payload);
+    std::string data;
+    std::size_t chunks = 0;
+    ChunkedCheck framing;
+    EXPECT_EQ(framing.feed(wire,
+                           [&](std::string_view bytes) {
+                             data.append(bytes);
+                             ++chunks;
+                           }),
+              "");
+    EXPECT_TRUE(framing.done());
+    EXPECT_EQ(data, plain);
+    EXPECT_NE(wire, plain);
+    // gSOAP sends a chunk per buffer (SOAP_BUFLEN): a large message in many.
+    if (plain.size() > 200'000) {
+      EXPECT_GT(chunks, 2u);
+    }
+    Payload decoded;
+    chunked->decode(wire, decoded);
+    EXPECT_EQ(describe_difference(payload, decoded), "");
+  }
+  const std::string wire = encode(*chunked, generate(parse_spec("ints/20")));
+  expect_rejected(*chunked, wire.substr(0, wire.size() - 5), "no last chunk");
+  expect_rejected(*chunked, "zz\r\n" + wire, "chunked body");
 }
 
 TEST_F(SoapCodecTest, ValuesAreTypedElementsAndBinariesInlineBase64) {

@@ -2,6 +2,7 @@
 // faults it sends for requests that never reach an operation, and the
 // connection's part when one does (Exchange::operation_entered).
 #include <string>
+#include <vector>
 
 #include "common/clock.h"
 #include "soap/soap_connection.h"
@@ -88,6 +89,10 @@ void serve_requests(Connection& c, Operations& operations) {
     c.refused = false;
     c.header_parsed = false;
     c.chunked = false;
+    c.body_held = false;
+    std::vector<std::string>().swap(c.held);
+    c.held_next = 0;
+    c.held_offset = 0;
     c.content_length.reset();
     c.bad_length = false;
     c.header_fields = 0;
@@ -145,9 +150,16 @@ void Exchange::operation_entered(Context* ctx) {
   // Bytes gSOAP read past this request (a pipelined next request) sit in
   // the buffer the reply is about to be written through: keep them for
   // timed_recv to hand back, before what it has not handed out yet.
+  // A held chunked body ends exactly at its last chunk (what followed it is
+  // in pending already): nothing of it or of gSOAP's buffer is the next
+  // request's.
+  const bool held = !c.held.empty();
+  std::vector<std::string>().swap(c.held);
+  c.held_next = 0;
+  c.held_offset = 0;
   if (c.next_request_at != 0)
     c.pending.insert(0, ctx->buf + c.next_request_at, ctx->buflen - c.next_request_at);
-  else if (ctx->ahead == 0 && ctx->bufidx < ctx->buflen && !c.length_declared)
+  else if (ctx->ahead == 0 && ctx->bufidx < ctx->buflen && !c.length_declared && !held)
     c.pending.insert(0, ctx->buf + ctx->bufidx, ctx->buflen - ctx->bufidx);
   c.probe->request_read(c.last_recv_ns);
   if (c.timing_asked) c.timing.begin(c.last_recv_ns != 0 ? c.last_recv_ns : now_ns());

@@ -12,7 +12,9 @@
 // the wsbench Payload to the generated structs before the call and unbinds
 // the reply after it (soap_binding.h, the same binding the stack uses;
 // message-b points at the Payload's bytes, so binding is a few pointer
-// stores, and unbinding copies the attachment once).
+// stores, and unbinding copies the attachment once). By callgrind, per
+// echo of message-b/128KiB: bind 846 instructions, unbind 131,687, of a
+// round trip's 31.35 million.
 #include <string>
 
 #include "anchors/gsoap/gsoap_anchor.h"

@@ -5,6 +5,7 @@
 // process: an accept timeout so stop() is seen, and joinable threads that
 // stop() wakes (shutdown) and joins, so no thread outlives the server.
 #include <sys/socket.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <future>
@@ -176,8 +177,12 @@ class AnchorServer final : public Server {
     }
     for (Connection& c : connections_) c.thread.join();
     connections_.clear();
-    service_.destroy();
-    soap_done(service_.soap);  // closes the listening socket
+    // The listening socket; the service's destructor frees the context.
+    struct soap* ctx = service_.soap;
+    if (soap_valid_socket(ctx->master)) {
+      ::close(ctx->master);
+      ctx->master = SOAP_INVALID_SOCKET;
+    }
   }
 
  private:

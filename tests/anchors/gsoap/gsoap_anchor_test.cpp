@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <memory>
 #include <string>
 
@@ -88,6 +89,31 @@ TEST_F(GsoapAnchor, StopEndsOpenConnectionsAndIsIdempotent) {
   server_->stop();
   server_->stop();
   EXPECT_THROW(client_->ping(), CallError);
+}
+
+std::size_t entries(const char* dir) {
+  std::size_t n = 0;
+  for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator(dir)) ++n;
+  return n;
+}
+
+// As the rows' isolation check wants: no thread or descriptor outlives the
+// server and its clients, with connections open when it stops.
+TEST(GsoapAnchorLifetime, StopLeavesNoThreadOrDescriptorBehind) {
+  const std::size_t threads = entries("/proc/self/task");
+  const std::size_t descriptors = entries("/proc/self/fd");
+  {
+    ServerOptions options;
+    options.listen = Endpoint{"127.0.0.1", 0};
+    const auto server = anchors::gsoap::start_server(options);
+    const auto first = anchors::gsoap::connect(server->endpoint());
+    const auto second = anchors::gsoap::connect(server->endpoint());
+    EXPECT_EQ(first->ping(), kPingReply);
+    EXPECT_EQ(second->ping(), kPingReply);
+    server->stop();
+  }
+  EXPECT_EQ(entries("/proc/self/task"), threads);
+  EXPECT_EQ(entries("/proc/self/fd"), descriptors);
 }
 
 // The ping reply's bytes are the gsoap stack's: the same request to both

@@ -4,13 +4,17 @@
 
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
 #include <cstring>
+#include <string>
 
 #include "common/clock.h"
 #include "common/codec.h"
+#include "common/input_checks.h"
 #include "harness/heap_policy.h"
 #include "harness/profiling.h"
 #include "payload_cache.h"
+#include "soap/soap_codecs.h"
 
 namespace wsb::bench {
 namespace {
@@ -240,6 +244,37 @@ bool stage_available(const StageInfo& info, Step step) {
 // Iterations of an unbind row whose every iteration needs a read first.
 constexpr std::int64_t kConsumingUnbindIterations = 200;
 
+// The soap codec with gSOAP's chunked output (SOAP_IO_CHUNK): beside
+// encode/soap/<payload>, which includes gSOAP's counting pass for the
+// Content-Length, encode-chunked/soap/<payload> is the same envelope
+// without it, in HTTP chunks: the pair says what Content-Length costs.
+const CodecEntry& chunked_soap() {
+  static const CodecEntry entry{
+      "soap", "soap, chunked output (SOAP_IO_CHUNK)", soap::make_soap_chunked_codec, {}};
+  return entry;
+}
+
+// Before timing an encode-chunked row: its envelope is byte for byte the
+// one encode/soap writes (run_step then checks the round trip).
+bool same_envelope_as_content_length(benchmark::State& state, const PayloadSpec& spec) {
+  const Payload& payload = cached_payload(spec);
+  std::string chunked;
+  std::string plain;
+  soap::make_soap_chunked_codec()->encode(payload, chunked);
+  soap::make_soap_codec()->encode(payload, plain);
+  std::string data;
+  ChunkedCheck framing;
+  const std::string error =
+      framing.feed(chunked, [&data](std::string_view bytes) { data.append(bytes); });
+  if (!error.empty() || !framing.done() || data != plain) {
+    state.SkipWithError(
+        "verification failed: the chunked body does not carry the envelope "
+        "encode/soap writes");
+    return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 void register_codec_benchmarks(Sweep sweep, Strings strings, std::int64_t iterations,
@@ -282,6 +317,23 @@ void register_codec_benchmarks(const std::vector<CodecEntry>& codecs, Sweep swee
         }
       }
     }
+  }
+  // Only beside the soap codec's own rows (tests register codecs of their
+  // own).
+  const bool soap_listed = std::any_of(codecs.begin(), codecs.end(),
+                                       [](const CodecEntry& c) { return c.name == "soap"; });
+  if (!soap_listed) return;
+  for (const auto& spec : payloads) {
+    auto* b = benchmark::RegisterBenchmark(
+        ("encode-chunked/soap/" + spec.label()).c_str(), [spec, allocation](benchmark::State& s) {
+          try {
+            if (same_envelope_as_content_length(s, spec))
+              run_step(s, chunked_soap(), Step::encode, spec, allocation);
+          } catch (const std::exception& e) {
+            s.SkipWithError((std::string("encode-chunked failed: ") + e.what()).c_str());
+          }
+        });
+    if (iterations > 0) b->Iterations(iterations);
   }
 }
 

@@ -9,7 +9,9 @@
 namespace wsb::bench {
 
 // encode/<codec>/<payload>, decode/..., the bind/write/read/unbind stages
-// where a codec has a representation of its own, and memcpy/<payload>.
+// where a codec has a representation of its own, memcpy/<payload>, and,
+// beside the soap codec's, encode-chunked/soap/<payload>: gSOAP's chunked
+// output, without the counting pass its Content-Length takes.
 // `iterations` > 0 fixes the iteration count (for instruction counting);
 // 0 lets Google Benchmark choose. `strings` is the text of the payloads'
 // generated strings; every codec runs with `allocation`.

@@ -108,6 +108,9 @@ class ChunkedCheck {
   template <class DataFn>
   std::string feed(std::string_view bytes, DataFn&& data);
   bool done() const { return state_ == State::done; }
+  // How many bytes of the last feed() are the message's: all of them,
+  // unless its last chunk ended inside them.
+  std::size_t used() const { return used_; }
 
  private:
   enum class State : std::uint8_t {
@@ -129,6 +132,7 @@ class ChunkedCheck {
   std::uint64_t left_ = 0;     // data bytes of the current chunk still to come
   bool digits_ = false;        // the current size line has a digit
   bool trailer_empty_ = true;  // the current trailer line is empty so far
+  std::size_t used_ = 0;
 };
 
 template <class DataFn>
@@ -146,9 +150,11 @@ std::string ChunkedCheck::feed(std::string_view bytes, DataFn&& data) {
     }
     if (!step(bytes[i++])) {
       state_ = State::bad;
+      used_ = i;
       return "malformed chunked encoding";
     }
   }
+  used_ = i;
   return {};
 }
 

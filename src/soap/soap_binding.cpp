@@ -1,10 +1,12 @@
 #include "soap/soap_binding.h"
 
 #include <algorithm>
+#include <array>
 #include <climits>
 #include <cstring>
 #include <new>
 #include <stdexcept>
+#include <string_view>
 #include <utility>
 #include <variant>
 
@@ -18,6 +20,27 @@ ContextPtr new_context() {
   if (!ctx) throw std::bad_alloc();
   soap_set_namespaces(ctx.get(), namespaces);
   return ctx;
+}
+
+const Namespace* written_namespaces(UsedNamespaces used) {
+  // Eight copies of the generated table, by (wsb, gml, xop): an entry a
+  // message does not use keeps its name and loses its URI (gSOAP declares
+  // only entries with one, and finds SOAP-ENV and SOAP-ENC by position).
+  using Table = std::vector<Namespace>;
+  static const std::array<Table, 8> tables = [] {
+    std::array<Table, 8> made;
+    for (std::size_t i = 0; i < made.size(); ++i) {
+      const auto uses = [i](std::string_view id) {
+        return id == "SOAP-ENV" || (id == "wsb" && (i & 1) != 0) || (id == "gml" && (i & 2) != 0) ||
+               (id == "xop" && (i & 4) != 0);
+      };
+      for (const Namespace* n = namespaces; n->id != nullptr; ++n)
+        made[i].push_back(uses(n->id) ? *n : Namespace{n->id, nullptr, nullptr, nullptr});
+      made[i].push_back(Namespace{nullptr, nullptr, nullptr, nullptr});
+    }
+    return made;
+  }();
+  return tables[(used.wsb ? 1 : 0) | (used.gml ? 2 : 0) | (used.xop ? 4 : 0)].data();
 }
 
 std::size_t take_input(std::string_view& input, char* buf, std::size_t size) {
@@ -233,10 +256,12 @@ struct Binder::Visitor {
       pos_list.srsDimension = gml::kSrsDimension;
       gml::append_pos_list(m.footprint, pos_list.__item);
     }
-    if (b.attachments_ != Attachments::inline_base64)
+    if (b.attachments_ != Attachments::inline_base64) {
       set(SOAP_UNION_wsb__PayloadChoice_buildingsDocument).buildingsDocument = b.gml_document(*l);
-    else
+    } else {
       set(SOAP_UNION_wsb__PayloadChoice_buildings).buildings = l;
+      if (!p.buildings.empty()) b.used_.gml = true;
+    }
   }
 };
 
@@ -290,6 +315,7 @@ xsd__base64Binary* Binder::binary(const void* data, std::size_t size, const char
       b->__ptr = static_cast<unsigned char*>(const_cast<void*>(data));
       b->__size = static_cast<int>(size);
       b->type = const_cast<char*>(type);
+      used_.xop = true;
       break;
     case Attachments::swa: {
       // The element stays empty and names its part; numbered in the order

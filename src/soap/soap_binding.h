@@ -6,6 +6,10 @@
 // Internal to src/soap: includes the generated soapH.h.
 #pragma once
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
@@ -67,6 +71,53 @@ inline void release_message(Context* ctx) {
   soap_destroy(ctx);
   soap_dealloc(ctx, nullptr);
 }
+
+// The local port of a context's socket (a connection's, or a listener's
+// ephemeral one); 0 if the socket is not open.
+inline std::uint16_t socket_port(SOAP_SOCKET socket) {
+  sockaddr_storage local{};
+  socklen_t length = sizeof local;
+  if (!soap_valid_socket(socket) ||
+      ::getsockname(socket, reinterpret_cast<sockaddr*>(&local), &length) != 0)
+    return 0;
+  // sin_port and sin6_port sit at the same offset.
+  return ntohs(reinterpret_cast<const sockaddr_in&>(local).sin_port);
+}
+
+// ---- the namespaces a message declares ----
+//
+// gSOAP declares every namespace of its context's table on the envelope
+// (soap_set_namespaces sets the table; soapcpp2 generates `namespaces`, all
+// of the schema's). Reading needs them all: an element whose prefix is
+// bound to a URI the table lacks matches nothing. A message written
+// declares only those it uses: SOAP-ENV always, wsb unless it is a SOAP
+// Fault, gml when it carries buildings inline, xop when it carries an MTOM
+// attachment. The
+// writer switches its context to the table of what it wrote, and a
+// context that also reads switches back before reading. SOAP-ENC, xsi and
+// xsd, which no document/literal message of this schema uses, are never
+// declared.
+struct UsedNamespaces {
+  bool wsb = true;   // every message but a SOAP Fault
+  bool gml = false;  // buildings inline: <gml:featureMember>, ...
+  bool xop = false;  // a binary as an MTOM attachment: <xop:Include>
+};
+inline constexpr UsedNamespaces kFaultNamespaces{.wsb = false};
+
+// The table a message that uses `used` is written with.
+const Namespace* written_namespaces(UsedNamespaces used);
+
+// Switches `ctx` to `table` unless it has it already (soap_set_namespaces
+// copies the table into the context: a few hundred instructions).
+inline void use_namespaces(Context* ctx, const Namespace* table) {
+  if (ctx->namespaces != table) soap_set_namespaces(ctx, table);
+}
+// Before writing a message that uses `used`.
+inline void declare_used(Context* ctx, UsedNamespaces used = {}) {
+  use_namespaces(ctx, written_namespaces(used));
+}
+// Before reading a message: every namespace of the schema.
+inline void read_all_namespaces(Context* ctx) { use_namespaces(ctx, namespaces); }
 
 // ---- engine contexts writing to and reading from memory ----
 // (the codecs, soap_codec.cpp, and the RPC binding, soap_rpc.cpp)
@@ -149,6 +200,10 @@ class Binder {
   void message(const Message& in, wsb__Message& out) const;
   wsb__Message* new_message(const Message& in) const;
 
+  // The namespaces of what it has bound so far (not SOAP-ENV and wsb,
+  // which every message uses).
+  UsedNamespaces used() const { return used_; }
+
  private:
   struct Visitor;
   // Points at `data` (no copy); `type` is the MIME type of its part.
@@ -158,6 +213,7 @@ class Binder {
   Context* ctx_;
   Attachments attachments_;
   std::vector<SwaPart>* parts_;
+  mutable UsedNamespaces used_;
 };
 
 // Structs -> model, every choice and pointer checked (DecodeError prefixed

@@ -32,8 +32,6 @@
 // an HTTP error status without one "HTTP <status>: <gSOAP's description>",
 // anything else (transport failure, a reply that does not parse)
 // "gsoap/<codec>: <gSOAP's description>".
-#include <arpa/inet.h>
-#include <netinet/in.h>
 #include <sys/socket.h>
 
 #include <optional>
@@ -118,7 +116,8 @@ class GsoapClient final : public Client {
   std::string ping() override {
     const Call call(*this);
     wsb__pingResponse response;
-    check(proxy_.ping(nullptr, kAction, response));
+    send(proxy_.send_ping(nullptr, kAction));
+    check(proxy_.recv_ping(response));
     std::string reply = std::move(response.reply);
     return reply;
   }
@@ -130,23 +129,28 @@ class GsoapClient final : public Client {
       kind_name_ = kind_name(spec.kind);
     }
     wsb__getResponse response;
-    check(proxy_.get(nullptr, kAction, kind_name_, static_cast<LONG64>(spec.n), response));
+    send(proxy_.send_get(nullptr, kAction, kind_name_, static_cast<LONG64>(spec.n)));
+    check(proxy_.recv_get(response));
     out = unbind(response.__union_payload, response.payload, "getResponse");
   }
 
   void echo(const Payload& in, Payload& out) override {
     const Call call(*this);
     wsb__Payload request;
-    Binder(proxy_.soap, attachments_).payload(in, request.__union_payload, request.payload);
+    const Binder binder(proxy_.soap, attachments_);
+    binder.payload(in, request.__union_payload, request.payload);
+    declare_used(proxy_.soap, binder.used());
     wsb__echoResponse response;
-    check(proxy_.echo(nullptr, kAction, &request, response));
+    send(proxy_.send_echo(nullptr, kAction, &request));
+    check(proxy_.recv_echo(response));
     out = unbind(response.__union_payload, response.payload, "echoResponse");
   }
 
   std::string register_client() override {
     const Call call(*this);
     wsb__RegisterClientResponse response;
-    check(proxy_.RegisterClient(nullptr, kAction, response));
+    send(proxy_.send_RegisterClient(nullptr, kAction));
+    check(proxy_.recv_RegisterClient(response));
     std::string queue = std::move(response.queue);
     return queue;
   }
@@ -154,15 +158,19 @@ class GsoapClient final : public Client {
   void send_message(const std::string& queue, const Message& message) override {
     const Call call(*this);
     wsb__Message request;
-    Binder(proxy_.soap, attachments_).message(message, request);
+    const Binder binder(proxy_.soap, attachments_);
+    binder.message(message, request);
+    declare_used(proxy_.soap, binder.used());
     wsb__SendMessageResponse response;
-    check(proxy_.SendMessage(nullptr, kAction, queue, &request, response));
+    send(proxy_.send_SendMessage(nullptr, kAction, queue, &request));
+    check(proxy_.recv_SendMessage(response));
   }
 
   void receive_messages(const std::string& queue, std::vector<Message>& out) override {
     const Call call(*this);
     wsb__ReceiveMessageResponse response;
-    check(proxy_.ReceiveMessage(nullptr, kAction, queue, response));
+    send(proxy_.send_ReceiveMessage(nullptr, kAction, queue));
+    check(proxy_.recv_ReceiveMessage(response));
     out.clear();
     out.reserve(response.message.size());
     try {
@@ -175,27 +183,31 @@ class GsoapClient final : public Client {
   void unregister_client(const std::string& queue) override {
     const Call call(*this);
     wsb__UnregisterClientResponse response;
-    check(proxy_.UnregisterClient(nullptr, kAction, queue, response));
+    send(proxy_.send_UnregisterClient(nullptr, kAction, queue));
+    check(proxy_.recv_UnregisterClient(response));
   }
 
   std::string primes(std::uint32_t n) override {
     const Call call(*this);
     std::string result;
-    check(proxy_.primes(nullptr, kAction, n, result));
+    send(proxy_.send_primes(nullptr, kAction, n));
+    check(proxy_.recv_primes(result));
     return result;
   }
 
   std::string define(const std::string& word) override {
     const Call call(*this);
     std::string definition;
-    check(proxy_.define(nullptr, kAction, word, definition));
+    send(proxy_.send_define(nullptr, kAction, word));
+    check(proxy_.recv_define(definition));
     return definition;
   }
 
   void put(const std::string& word, const std::string& definition) override {
     const Call call(*this);
     wsb__putResponse response;
-    check(proxy_.put(nullptr, kAction, word, definition, response));
+    send(proxy_.send_put(nullptr, kAction, word, definition));
+    check(proxy_.recv_put(response));
   }
 
   const Timeline& last_timeline() const override { return timeline_; }
@@ -206,20 +218,13 @@ class GsoapClient final : public Client {
   }
   std::optional<ServerDurations> last_server_timing() const override { return server_timing_; }
 
-  std::uint16_t local_port() const override {
-    sockaddr_storage local{};
-    socklen_t length = sizeof local;
-    if (!soap_valid_socket(proxy_.soap->socket) ||
-        ::getsockname(proxy_.soap->socket, reinterpret_cast<sockaddr*>(&local), &length) != 0)
-      return 0;
-    // sin_port and sin6_port sit at the same offset.
-    return ntohs(reinterpret_cast<const sockaddr_in&>(local).sin_port);
-  }
+  std::uint16_t local_port() const override { return socket_port(proxy_.soap->socket); }
 
  private:
   void begin() {
     timeline_ = {};
     mark(timeline_, kInvoke);
+    declare_used(proxy_.soap);  // echo and send_message declare what they bind
     // MTOM mode alone sends a message without binaries as plain SOAP; with
     // a MIME package requested it is always multipart/related (a fresh
     // boundary each message, as gSOAP picks one when none is given). SwA
@@ -263,6 +268,13 @@ class GsoapClient final : public Client {
 
   void check(int rc) {
     if (rc != SOAP_OK) fail(describe());
+  }
+
+  // The request sent (generated send_<op>: the request declares the
+  // namespaces it uses), the reply is read with all of them (recv_<op>).
+  void send(int rc) {
+    check(rc);
+    read_all_namespaces(proxy_.soap);
   }
 
   [[noreturn]] void fail(const std::string& what) {

@@ -21,6 +21,7 @@
 // strict decoding is, and which gSOAP leniencies are kept and why, is in
 // docs/reference/codecs.md.
 #include <algorithm>
+#include <cstdint>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -29,6 +30,7 @@
 #include <variant>
 #include <vector>
 
+#include "common/input_checks.h"
 #include "soap/soap_binding.h"
 #include "soap/soap_codecs.h"
 
@@ -41,6 +43,11 @@ namespace {
 // buffer. (gSOAP's binaries have int sizes, so 2 GiB is a hard ceiling
 // anyway.)
 constexpr ULONG64 kMaxCodecMessageBytes = ULONG64{1} << 30;
+
+// gSOAP's two ways of sending a message over HTTP: a counting pass over it,
+// then the Content-Length and the message (its default), or chunked
+// transfer coding (SOAP_IO_CHUNK), which needs no counting pass.
+enum class OutputFraming : std::uint8_t { content_length, chunked };
 
 template <class T>
 T* checked(T* p) {
@@ -60,8 +67,9 @@ bool has_attachment(const Payload& payload) {
 
 class SoapCodec final : public StagedCodec {
  public:
-  explicit SoapCodec(Attachments attachments)
+  explicit SoapCodec(Attachments attachments, OutputFraming framing = OutputFraming::content_length)
       : attachments_(attachments),
+        framing_(framing),
         name_(codec_name(attachments)),
         bind_ctx_(new_context()),
         write_ctx_(new_write_context()),
@@ -85,7 +93,9 @@ class SoapCodec final : public StagedCodec {
     release_message(ctx);
     wsb__getResponse* r = checked(soap_new_wsb__getResponse(ctx));
     bound_parts_.clear();
-    Binder(ctx, attachments_, &bound_parts_).payload(in, r->__union_payload, r->payload);
+    const Binder binder(ctx, attachments_, &bound_parts_);
+    binder.payload(in, r->__union_payload, r->payload);
+    bound_used_ = binder.used();
     bound_ = r;
   }
 
@@ -102,6 +112,7 @@ class SoapCodec final : public StagedCodec {
     // What wsbenchService's serve_wsb__get does after the operation returns,
     // with soap_begin_send in place of soap_response (which would prepend
     // the HTTP header).
+    declare_used(ctx, bound_used_);
     soap_begin(ctx);
     // SwA: the parts follow the envelope in one MIME package; without any
     // the message is plain SOAP, as MTOM's is.
@@ -113,7 +124,8 @@ class SoapCodec final : public StagedCodec {
     soap_serializeheader(ctx);
     soap_serialize_wsb__getResponse(ctx, bound_);
     // Counting pass: the Content-Length a server sends, and for MTOM the
-    // pass that selects the MIME boundary and queues the attachments.
+    // pass that selects the MIME boundary and queues the attachments. None
+    // with chunked output (soap_begin_count leaves SOAP_IO_LENGTH unset).
     if (soap_begin_count(ctx)) fail_write();
     if (ctx->mode & SOAP_IO_LENGTH) {
       if (soap_envelope_begin_out(ctx) || soap_putheader(ctx) || soap_body_begin_out(ctx) ||
@@ -122,7 +134,9 @@ class SoapCodec final : public StagedCodec {
         fail_write();
     }
     if (soap_end_count(ctx)) fail_write();
-    out.reserve(static_cast<std::size_t>(ctx->count));
+    // Chunked, there was no counting pass and the count is not the size.
+    if (framing_ == OutputFraming::content_length)
+      out.reserve(static_cast<std::size_t>(ctx->count));
     if (soap_begin_send(ctx) || soap_envelope_begin_out(ctx) || soap_putheader(ctx) ||
         soap_body_begin_out(ctx) || soap_put_wsb__getResponse(ctx, bound_, "wsb:getResponse", "") ||
         soap_body_end_out(ctx) || soap_envelope_end_out(ctx) || soap_end_send(ctx))
@@ -139,7 +153,7 @@ class SoapCodec final : public StagedCodec {
     if (fresh()) read_ctx_ = new_read_context();
     Context* ctx = read_ctx_.get();
     release_message(ctx);
-    input_ = wire;
+    input_ = framing_ == OutputFraming::chunked ? dechunk(wire) : wire;
     // What wsbenchProxy::recv_get does (soap_begin_recv also recognises an
     // MTOM package by its leading MIME boundary and parses its parts).
     if (soap_begin_recv(ctx) || soap_envelope_begin_in(ctx) || soap_recv_header(ctx) ||
@@ -175,7 +189,11 @@ class SoapCodec final : public StagedCodec {
     // UTF-8 strings pass through unchanged (the default treats bytes >= 0x80
     // as Latin-1). Buffered output (SOAP_IO_BUFFER) is what gSOAP itself
     // picks on a socket: fsend sees 64 KiB blocks, not every tag.
-    soap_set_omode(ctx.get(), SOAP_C_UTFSTRING | SOAP_IO_BUFFER);
+    // Chunked output (SOAP_IO_CHUNK) skips the counting pass: gSOAP writes
+    // each buffer's worth as a chunk.
+    soap_set_omode(
+        ctx.get(),
+        SOAP_C_UTFSTRING | (framing_ == OutputFraming::chunked ? SOAP_IO_CHUNK : SOAP_IO_BUFFER));
     if (attachments_ == Attachments::mtom) soap_set_omode(ctx.get(), SOAP_ENC_MTOM);
     ctx->fsend = &SoapCodec::send_to_sink;
     ctx->user = this;
@@ -243,6 +261,18 @@ class SoapCodec final : public StagedCodec {
     fail_read();
   }
 
+  // The chunked body's data, for the reader (the framing is HTTP's, which
+  // the codec's reader does not parse).
+  std::string_view dechunk(std::string_view wire) {
+    dechunked_.clear();
+    ChunkedCheck framing;
+    const std::string error =
+        framing.feed(wire, [this](std::string_view data) { dechunked_.append(data); });
+    if (!error.empty()) throw DecodeError(name_ + ": chunked body: " + error);
+    if (!framing.done()) throw DecodeError(name_ + ": chunked body: no last chunk");
+    return dechunked_;
+  }
+
   [[noreturn]] void fail_write() {
     sink_ = nullptr;
     throw std::runtime_error(describe(write_ctx_.get()));
@@ -261,15 +291,18 @@ class SoapCodec final : public StagedCodec {
   }
 
   const Attachments attachments_;
+  const OutputFraming framing_;
   const std::string name_;
   ContextPtr bind_ctx_;   // owns the bound structs
   ContextPtr write_ctx_;  // the engine state of one write
   ContextPtr read_ctx_;   // the engine state of one read, and the structs it made
   wsb__getResponse* bound_ = nullptr;
   std::vector<SwaPart> bound_parts_;  // soap-swa: the bound message's MIME parts
+  UsedNamespaces bound_used_;         // the namespaces the bound message uses
   wsb__getResponse* received_ = nullptr;
   std::string* sink_ = nullptr;                           // write()'s output while it runs
   std::string_view input_;                                // read()'s unread input
+  std::string dechunked_;                                 // a chunked read's data
   std::string content_type_ = "text/xml; charset=utf-8";  // until the first write
 };
 
@@ -277,6 +310,9 @@ class SoapCodec final : public StagedCodec {
 
 std::unique_ptr<Codec> make_soap_codec() {
   return std::make_unique<SoapCodec>(Attachments::inline_base64);
+}
+std::unique_ptr<Codec> make_soap_chunked_codec() {
+  return std::make_unique<SoapCodec>(Attachments::inline_base64, OutputFraming::chunked);
 }
 std::unique_ptr<Codec> make_soap_mtom_codec() {
   return std::make_unique<SoapCodec>(Attachments::mtom);

@@ -10,6 +10,13 @@ namespace wsb::soap {
 
 // SOAP 1.1 document/literal getResponse envelope, binaries inline as base64.
 std::unique_ptr<Codec> make_soap_codec();
+
+// The soap codec writing as gSOAP does with chunked output
+// (SOAP_IO_CHUNK): no counting pass over the message, which the default
+// output (every codec here) makes for the HTTP Content-Length. Its bytes
+// are the HTTP chunked body carrying the same envelope, and it reads such
+// bodies (the bench's encode-chunked/soap rows).
+std::unique_ptr<Codec> make_soap_chunked_codec();
 // The same envelope as the root of an MTOM/XOP multipart/related package,
 // binaries as raw MIME parts.
 std::unique_ptr<Codec> make_soap_mtom_codec();

@@ -18,6 +18,7 @@
 #include <string>
 #include <string_view>
 #include <thread>
+#include <vector>
 
 #include "common/input_checks.h"
 #include "common/phases.h"
@@ -59,9 +60,15 @@ struct Connection : Exchange {
   bool length_declared = false;          // the body's end is its Content-Length...
   ULONG64 body_left = 0;                 // ... this many bytes from here
   std::string pending;                   // read past the request: the next one's start
-  bool timing_asked = false;             // the request carries kServerTimingRequestHeader
-  ServerTimingRecorder timing;           // its phases, when asked
-  std::string timing_header;             // "Server-Timing: ..." for the reply's header
+  // A chunked body, read whole before gSOAP parses it (hold_chunked_body),
+  // and how far gSOAP has read it.
+  bool body_held = false;
+  std::vector<std::string> held;
+  std::size_t held_next = 0;    // the block gSOAP reads next
+  std::size_t held_offset = 0;  // in it
+  bool timing_asked = false;    // the request carries kServerTimingRequestHeader
+  ServerTimingRecorder timing;  // its phases, when asked
+  std::string timing_header;    // "Server-Timing: ..." for the reply's header
   // Where in gSOAP's buffer the next pipelined request starts, when the
   // header's read brought in more than this request's declared body; 0 if
   // it did not.

@@ -9,9 +9,11 @@
 
 #include <algorithm>
 #include <charconv>
+#include <chrono>
 #include <cstring>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "common/clock.h"
 #include "soap/soap_connection.h"
@@ -134,8 +136,11 @@ int refuse_bad_request(Context* ctx, std::string_view why) {
 
 }  // namespace
 
-std::size_t timed_recv(Context* ctx, char* buf, std::size_t size) {
-  Connection& c = connection_of(ctx);
+namespace {
+
+// One read of the request as it arrives, checked and counted: 0 at its end,
+// at the size limit or on a refusal.
+std::size_t receive(Context* ctx, Connection& c, char* buf, std::size_t size) {
   // gSOAP reads on past a Content-Length when its parser wants more (a body
   // that ends inside the XML), until the idle timeout. The body ends where
   // its header says.
@@ -175,6 +180,85 @@ std::size_t timed_recv(Context* ctx, char* buf, std::size_t size) {
     }
   }
   return n;
+}
+
+// A chunked body is held in blocks of this size while it is read.
+constexpr std::size_t kHeldBlock = 64 * 1024;
+
+// Once the last chunk is in: what came after it in the last `read` bytes
+// held is the next request's start.
+void split_after_last_chunk(Connection& c, std::size_t read) {
+  const std::size_t used = c.checks.framing.used();
+  if (read <= used) return;
+  std::string& block = c.held.back();
+  const std::size_t end = block.size() - (read - used);
+  c.pending.insert(0, block, end);
+  block.resize(end);
+}
+
+// Reads a chunked body to its last chunk before gSOAP parses any of it.
+// Parsed as it arrived, a body refused at the limit would have cost what
+// gSOAP's parse holds for the bytes read so far: up to three times their
+// size for one long element (its text in blocks, their copy, the string).
+// Held, it costs the bytes themselves. False if the body was refused (the
+// size limit, a check, the transfer timeout) or the peer stopped sending.
+bool hold_chunked_body(Context* ctx, Connection& c) {
+  const auto started = std::chrono::steady_clock::now();
+  std::size_t last_read = 0;
+  while (!c.checks.framing.done()) {
+    // Each block is filled before the next is made: a client trickling
+    // bytes costs the bytes, not a block per read.
+    if (c.held.empty() || c.held.back().size() == kHeldBlock) c.held.emplace_back();
+    std::string& block = c.held.back();
+    const std::size_t filled = block.size();
+    block.resize(kHeldBlock);
+    const std::size_t n = receive(ctx, c, block.data() + filled, kHeldBlock - filled);
+    block.resize(filled + n);
+    last_read = n;
+    if (n == 0) {
+      std::vector<std::string>().swap(c.held);
+      return false;
+    }
+    // gSOAP's bound on a message's transfer, which its own reads check.
+    if (ctx->transfer_timeout > 0 &&
+        std::chrono::steady_clock::now() - started > std::chrono::seconds(ctx->transfer_timeout)) {
+      std::vector<std::string>().swap(c.held);
+      c.refusal = "the request body took longer than " + std::to_string(ctx->transfer_timeout) +
+                  " s to arrive";
+      c.refusal_status = 408;
+      return false;
+    }
+  }
+  split_after_last_chunk(c, last_read);
+  return true;
+}
+
+// The next held bytes; each block is released once read.
+std::size_t take_held(Connection& c, char* buf, std::size_t size) {
+  std::string& block = c.held[c.held_next];
+  const std::size_t n = std::min(size, block.size() - c.held_offset);
+  std::memcpy(buf, block.data() + c.held_offset, n);
+  c.held_offset += n;
+  if (c.held_offset == block.size()) {
+    std::string().swap(block);
+    ++c.held_next;
+    c.held_offset = 0;
+  }
+  return n;
+}
+
+}  // namespace
+
+std::size_t timed_recv(Context* ctx, char* buf, std::size_t size) {
+  Connection& c = connection_of(ctx);
+  if (c.header_parsed && c.chunked && !c.body_held) {
+    c.body_held = true;
+    if (!hold_chunked_body(ctx, c)) return 0;
+  }
+  if (c.held_next < c.held.size()) return take_held(c, buf, size);
+  // A held body ends where its last chunk did.
+  if (c.body_held && !c.held.empty()) return 0;
+  return receive(ctx, c, buf, size);
 }
 
 int timed_send(Context* ctx, const char* data, std::size_t size) {
@@ -219,8 +303,17 @@ int parse_callback(Context* ctx) {
   const std::size_t body_buffered = c.chunked ? buffered : std::min<ULONG64>(buffered, ctx->length);
   if (!check_body(c, std::string_view(ctx->buf + ctx->bufidx, body_buffered))) {
     if (c.refusal_status != 0) return refuse_bad_request(ctx, c.refusal + "\n");
+    declare_used(ctx, kFaultNamespaces);
     soap_sender_fault(ctx, c.refusal.c_str(), nullptr);
     return ctx->error = SOAP_FAULT;
+  }
+  if (c.chunked) {
+    // A chunked body is held (hold_chunked_body), from its first bytes:
+    // gSOAP's buffer ends with the header, and its next read (timed_recv)
+    // gets the body from the held blocks, exactly to its last chunk.
+    c.held.emplace_back(ctx->buf + ctx->bufidx, buffered);
+    ctx->buflen = ctx->bufidx;
+    if (c.checks.framing.done()) split_after_last_chunk(c, buffered);
   }
   return SOAP_OK;
 }

@@ -36,7 +36,9 @@ int Operations::get(const std::string& kind, LONG64 n, wsb__getResponse& respons
     parsed();
     got_ = service_.get(spec);
     serviced();
-    binder().payload(*got_, response.__union_payload, response.payload);
+    const Binder binder = this->binder();
+    binder.payload(*got_, response.__union_payload, response.payload);
+    used_ = binder.used();
   });
 }
 
@@ -49,7 +51,9 @@ int Operations::echo(wsb__Payload* payload, wsb__echoResponse& response) {
     parsed();
     const Payload& echoed = service_.echo(echoed_);
     serviced();
-    binder().payload(echoed, response.__union_payload, response.payload);
+    const Binder binder = this->binder();
+    binder.payload(echoed, response.__union_payload, response.payload);
+    used_ = binder.used();
   });
 }
 
@@ -78,8 +82,10 @@ int Operations::ReceiveMessage(const std::string& queue, wsb__ReceiveMessageResp
     received_ = service_.receive_messages(queue);
     serviced();
     response.message.resize(received_.size());
+    const Binder binder = this->binder();
     for (std::size_t i = 0; i < received_.size(); ++i)
-      binder().message(received_[i], response.message[i]);
+      binder.message(received_[i], response.message[i]);
+    used_ = binder.used();
   });
 }
 
@@ -149,10 +155,12 @@ int Operations::run(F&& operation) {
     soap_set_mime(soap, nullptr, nullptr);
   else
     soap_clr_mime(soap);
+  used_ = {};
   try {
     operation();
     // A reply without parts goes as plain SOAP, as MTOM's does.
     if (attachments_ == Attachments::swa && soap->mime.first == nullptr) soap_clr_mime(soap);
+    declare_used(soap, used_);
     return SOAP_OK;
   } catch (const ServiceError& e) {
     return client_fault(e.what());
@@ -161,6 +169,7 @@ int Operations::run(F&& operation) {
   } catch (const std::invalid_argument& e) {  // kind_from_name
     return client_fault(e.what());
   } catch (const std::exception& e) {
+    declare_used(soap, kFaultNamespaces);
     if (!exchange_.responding) serviced();
     exchange_.refused = true;
     soap_clr_mime(soap);  // a Fault carries no parts
@@ -169,6 +178,7 @@ int Operations::run(F&& operation) {
 }
 
 int Operations::client_fault(const char* what) {
+  declare_used(soap, kFaultNamespaces);
   if (!exchange_.responding) serviced();
   exchange_.refused = true;
   soap_clr_mime(soap);  // a Fault carries no parts

@@ -74,6 +74,7 @@ class Operations final : public wsbenchService {
   Service& service_;
   Exchange& exchange_;
   Attachments attachments_ = Attachments::inline_base64;
+  UsedNamespaces used_;  // by the reply being bound
   // What the reply's binaries point at, kept until it is written.
   std::shared_ptr<const Payload> got_;
   Payload echoed_;

@@ -76,24 +76,24 @@ class SoapRpcBinding final : public RpcBinding {
     switch (call.op) {
       case Operation::ping: {
         wsb__ping req;
-        return write(&req, soap_serialize_wsb__ping, soap_put_wsb__ping, "wsb:ping", out);
+        return write(binder, &req, soap_serialize_wsb__ping, soap_put_wsb__ping, "wsb:ping", out);
       }
       case Operation::get: {
         wsb__get req;
         req.kind = kind_name(call.spec.kind);
         req.n = static_cast<LONG64>(call.spec.n);
-        return write(&req, soap_serialize_wsb__get, soap_put_wsb__get, "wsb:get", out);
+        return write(binder, &req, soap_serialize_wsb__get, soap_put_wsb__get, "wsb:get", out);
       }
       case Operation::echo: {
         wsb__Payload payload;
         binder.payload(*call.payload, payload.__union_payload, payload.payload);
         wsb__echo req;
         req.payload = &payload;
-        return write(&req, soap_serialize_wsb__echo, soap_put_wsb__echo, "wsb:echo", out);
+        return write(binder, &req, soap_serialize_wsb__echo, soap_put_wsb__echo, "wsb:echo", out);
       }
       case Operation::register_client: {
         wsb__RegisterClient req;
-        return write(&req, soap_serialize_wsb__RegisterClient, soap_put_wsb__RegisterClient,
+        return write(binder, &req, soap_serialize_wsb__RegisterClient, soap_put_wsb__RegisterClient,
                      "wsb:RegisterClient", out);
       }
       case Operation::send_message: {
@@ -102,36 +102,38 @@ class SoapRpcBinding final : public RpcBinding {
         wsb__SendMessage req;
         req.queue = call.queue;
         req.message = &message;
-        return write(&req, soap_serialize_wsb__SendMessage, soap_put_wsb__SendMessage,
+        return write(binder, &req, soap_serialize_wsb__SendMessage, soap_put_wsb__SendMessage,
                      "wsb:SendMessage", out);
       }
       case Operation::receive_messages: {
         wsb__ReceiveMessage req;
         req.queue = call.queue;
-        return write(&req, soap_serialize_wsb__ReceiveMessage, soap_put_wsb__ReceiveMessage,
+        return write(binder, &req, soap_serialize_wsb__ReceiveMessage, soap_put_wsb__ReceiveMessage,
                      "wsb:ReceiveMessage", out);
       }
       case Operation::unregister_client: {
         wsb__UnregisterClient req;
         req.queue = call.queue;
-        return write(&req, soap_serialize_wsb__UnregisterClient, soap_put_wsb__UnregisterClient,
-                     "wsb:UnregisterClient", out);
+        return write(binder, &req, soap_serialize_wsb__UnregisterClient,
+                     soap_put_wsb__UnregisterClient, "wsb:UnregisterClient", out);
       }
       case Operation::primes: {
         wsb__primes req;
         req.n = call.n;
-        return write(&req, soap_serialize_wsb__primes, soap_put_wsb__primes, "wsb:primes", out);
+        return write(binder, &req, soap_serialize_wsb__primes, soap_put_wsb__primes, "wsb:primes",
+                     out);
       }
       case Operation::define: {
         wsb__define req;
         req.word = call.word;
-        return write(&req, soap_serialize_wsb__define, soap_put_wsb__define, "wsb:define", out);
+        return write(binder, &req, soap_serialize_wsb__define, soap_put_wsb__define, "wsb:define",
+                     out);
       }
       case Operation::put: {
         wsb__put req;
         req.word = call.word;
         req.definition = call.definition;
-        return write(&req, soap_serialize_wsb__put, soap_put_wsb__put, "wsb:put", out);
+        return write(binder, &req, soap_serialize_wsb__put, soap_put_wsb__put, "wsb:put", out);
       }
     }
     throw std::logic_error(name_ + ": unknown operation");
@@ -299,60 +301,60 @@ class SoapRpcBinding final : public RpcBinding {
       case Operation::ping: {
         wsb__pingResponse r;
         r.reply = std::get<Text>(result).value;
-        return write(&r, soap_serialize_wsb__pingResponse, soap_put_wsb__pingResponse,
+        return write(binder, &r, soap_serialize_wsb__pingResponse, soap_put_wsb__pingResponse,
                      "wsb:pingResponse", out);
       }
       case Operation::get: {
         wsb__getResponse r;
         binder.payload(result, r.__union_payload, r.payload);
-        return write(&r, soap_serialize_wsb__getResponse, soap_put_wsb__getResponse,
+        return write(binder, &r, soap_serialize_wsb__getResponse, soap_put_wsb__getResponse,
                      "wsb:getResponse", out);
       }
       case Operation::echo: {
         wsb__echoResponse r;
         binder.payload(result, r.__union_payload, r.payload);
-        return write(&r, soap_serialize_wsb__echoResponse, soap_put_wsb__echoResponse,
+        return write(binder, &r, soap_serialize_wsb__echoResponse, soap_put_wsb__echoResponse,
                      "wsb:echoResponse", out);
       }
       case Operation::register_client: {
         wsb__RegisterClientResponse r;
         r.queue = std::get<Text>(result).value;
-        return write(&r, soap_serialize_wsb__RegisterClientResponse,
+        return write(binder, &r, soap_serialize_wsb__RegisterClientResponse,
                      soap_put_wsb__RegisterClientResponse, "wsb:RegisterClientResponse", out);
       }
       case Operation::send_message: {
         wsb__SendMessageResponse r;
-        return write(&r, soap_serialize_wsb__SendMessageResponse, soap_put_wsb__SendMessageResponse,
-                     "wsb:SendMessageResponse", out);
+        return write(binder, &r, soap_serialize_wsb__SendMessageResponse,
+                     soap_put_wsb__SendMessageResponse, "wsb:SendMessageResponse", out);
       }
       case Operation::receive_messages: {
         const auto& messages = std::get<MessageList>(result).messages;
         wsb__ReceiveMessageResponse r;
         r.message.resize(messages.size());
         for (std::size_t i = 0; i < messages.size(); ++i) binder.message(messages[i], r.message[i]);
-        return write(&r, soap_serialize_wsb__ReceiveMessageResponse,
+        return write(binder, &r, soap_serialize_wsb__ReceiveMessageResponse,
                      soap_put_wsb__ReceiveMessageResponse, "wsb:ReceiveMessageResponse", out);
       }
       case Operation::unregister_client: {
         wsb__UnregisterClientResponse r;
-        return write(&r, soap_serialize_wsb__UnregisterClientResponse,
+        return write(binder, &r, soap_serialize_wsb__UnregisterClientResponse,
                      soap_put_wsb__UnregisterClientResponse, "wsb:UnregisterClientResponse", out);
       }
       case Operation::primes: {
         wsb__primesResponse r;
         r.result = std::get<Text>(result).value;
-        return write(&r, soap_serialize_wsb__primesResponse, soap_put_wsb__primesResponse,
+        return write(binder, &r, soap_serialize_wsb__primesResponse, soap_put_wsb__primesResponse,
                      "wsb:primesResponse", out);
       }
       case Operation::define: {
         wsb__defineResponse r;
         r.definition = std::get<Text>(result).value;
-        return write(&r, soap_serialize_wsb__defineResponse, soap_put_wsb__defineResponse,
+        return write(binder, &r, soap_serialize_wsb__defineResponse, soap_put_wsb__defineResponse,
                      "wsb:defineResponse", out);
       }
       case Operation::put: {
         wsb__putResponse r;
-        return write(&r, soap_serialize_wsb__putResponse, soap_put_wsb__putResponse,
+        return write(binder, &r, soap_serialize_wsb__putResponse, soap_put_wsb__putResponse,
                      "wsb:putResponse", out);
       }
     }
@@ -386,6 +388,7 @@ class SoapRpcBinding final : public RpcBinding {
  private:
   Context* begin_write() {
     Context* ctx = out_.get();
+    declare_used(ctx, kFaultNamespaces);  // write() declares a message's
     release_message(ctx);
     soap_clr_omode(ctx, SOAP_ENC_MTOM | SOAP_ENC_MIME);
     swa_parts_.clear();
@@ -396,10 +399,11 @@ class SoapRpcBinding final : public RpcBinding {
   // around the element, with soap_begin_send in place of soap_connect or
   // soap_response (which would write the HTTP header).
   template <class T>
-  void write(const T* element, void (*serialize)(Context*, const T*),
+  void write(const Binder& binder, const T* element, void (*serialize)(Context*, const T*),
              int (*put)(Context*, const T*, const char*, const char*), const char* tag,
              std::string& out) {
     Context* ctx = out_.get();
+    declare_used(ctx, binder.used());
     soap_begin(ctx);
     if (attachments_ == Attachments::swa && (always_package_ || !swa_parts_.empty()))
       attach_swa_parts(ctx, swa_parts_);

@@ -2,6 +2,7 @@
 // faults it sends for requests that never reach an operation, and the
 // connection's part when one does (Exchange::operation_entered).
 #include <string>
+#include <vector>
 
 #include "common/clock.h"
 #include "soap/soap_connection.h"
@@ -13,6 +14,7 @@ namespace server_detail {
 // status in soap::error for the reply's status.
 int refuse_too_large(Context* ctx) {
   if (ctx->version == 0) ctx->version = 1;  // see answer_unreadable()
+  declare_used(ctx, kFaultNamespaces);
   soap_sender_fault(ctx,
                     ("request body larger than the server's limit of " +
                      std::to_string(connection_of(ctx).max_body) + " bytes")
@@ -28,6 +30,7 @@ int refuse_too_large(Context* ctx) {
 // after the reply.
 void send_fault(Context* soap, bool close) {
   if (close) soap->keep_alive = 0;
+  declare_used(soap, kFaultNamespaces);
   const int status = soap->error;
   soap_set_fault(soap);
   soap->error = SOAP_OK;
@@ -86,6 +89,10 @@ void serve_requests(Connection& c, Operations& operations) {
     c.refused = false;
     c.header_parsed = false;
     c.chunked = false;
+    c.body_held = false;
+    std::vector<std::string>().swap(c.held);
+    c.held_next = 0;
+    c.held_offset = 0;
     c.content_length.reset();
     c.bad_length = false;
     c.header_fields = 0;
@@ -102,6 +109,7 @@ void serve_requests(Connection& c, Operations& operations) {
     c.timing.end();
     c.last_recv_ns = 0;
     soap->http_extra_header = nullptr;
+    read_all_namespaces(soap);
     const bool read = soap_begin_serve(soap) == SOAP_OK;
     if (read && operations.dispatch() == SOAP_OK) {
       operations.release();
@@ -142,9 +150,16 @@ void Exchange::operation_entered(Context* ctx) {
   // Bytes gSOAP read past this request (a pipelined next request) sit in
   // the buffer the reply is about to be written through: keep them for
   // timed_recv to hand back, before what it has not handed out yet.
+  // A held chunked body ends exactly at its last chunk (what followed it is
+  // in pending already): nothing of it or of gSOAP's buffer is the next
+  // request's.
+  const bool held = !c.held.empty();
+  std::vector<std::string>().swap(c.held);
+  c.held_next = 0;
+  c.held_offset = 0;
   if (c.next_request_at != 0)
     c.pending.insert(0, ctx->buf + c.next_request_at, ctx->buflen - c.next_request_at);
-  else if (ctx->ahead == 0 && ctx->bufidx < ctx->buflen && !c.length_declared)
+  else if (ctx->ahead == 0 && ctx->bufidx < ctx->buflen && !c.length_declared && !held)
     c.pending.insert(0, ctx->buf + ctx->bufidx, ctx->buflen - ctx->bufidx);
   c.probe->request_read(c.last_recv_ns);
   if (c.timing_asked) c.timing.begin(c.last_recv_ns != 0 ? c.last_recv_ns : now_ns());

@@ -69,6 +69,20 @@ TEST(ChunkedCheck, PassesTheDataOfValidFramingAndRefusesMalformedFraming) {
   }
 }
 
+// Where the message ends in the bytes that brought its last chunk: what
+// follows is the next request's.
+TEST(ChunkedCheck, SaysHowManyBytesOfTheLastFeedAreTheMessages) {
+  ChunkedCheck check;
+  auto ignore = [](std::string_view) {};
+  EXPECT_EQ(check.feed("4\r\nab", ignore), "");
+  EXPECT_EQ(check.used(), 5u);
+  EXPECT_FALSE(check.done());
+  const std::string_view last = "cd\r\n0\r\n\r\nPOST / HTTP/1.1\r\n";
+  EXPECT_EQ(check.feed(last, ignore), "");
+  EXPECT_TRUE(check.done());
+  EXPECT_EQ(last.substr(check.used()), "POST / HTTP/1.1\r\n");
+}
+
 bool is_simple(std::string_view name) { return name == "text" || name == "item"; }
 
 std::string xml_check(std::string_view doc, bool multipart = false) {

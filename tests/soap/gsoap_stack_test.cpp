@@ -277,6 +277,38 @@ TEST_F(GsoapStack, OneConnectionPerClientAndRequestsAreDocumentLiteral) {
   EXPECT_EQ(text_of(n), "3");
 }
 
+// Requests and replies declare only the namespaces they use, whichever
+// message came before on the connection (gSOAP would declare its whole
+// namespace table on each).
+TEST_F(GsoapStack, EnvelopesDeclareOnlyTheNamespacesTheyUse) {
+  ByteRelay relay(endpoint());
+  relay.set_capture(true);
+  const auto client = find_stack("gsoap").connect(relay.endpoint(), "soap");
+  const Payload gml = generate(parse_spec("gml/2"));
+  const Payload message_b = generate(parse_spec("message-b/1KiB"));
+  Payload out;
+  EXPECT_EQ(client->ping(), kPingReply);
+  client->echo(gml, out);
+  client->get(parse_spec("gml/2"), out);
+  client->echo(message_b, out);
+  EXPECT_EQ(client->ping(), kPingReply);
+  EXPECT_THROW(client->define("no such word"), CallError);  // a Fault
+  for (const std::string& wire : {relay.captured_to_server(), relay.captured_to_client()}) {
+    std::size_t envelopes = 0;
+    for (std::size_t at = wire.find("<?xml"); at != std::string::npos;
+         at = wire.find("<?xml", at + 1)) {
+      const std::size_t end = wire.find("</SOAP-ENV:Envelope>", at);
+      ASSERT_NE(end, std::string::npos);
+      const std::string envelope = wire.substr(at, end + 20 - at);
+      const Doc doc = parse_dom(envelope);
+      ASSERT_NE(doc, nullptr) << envelope;
+      EXPECT_EQ(testing::unused_declarations(doc.get()), "") << envelope.substr(0, 400);
+      ++envelopes;
+    }
+    EXPECT_EQ(envelopes, 6u);
+  }
+}
+
 // ---- the SOAP endpoint as a third party sees it ----
 
 TEST_F(GsoapStack, WsdlIsPublishedWithTheServersLocation) {
@@ -516,32 +548,53 @@ TEST_F(GsoapLimits, OversizedUploadStillSees413) {
   expect_413(c.read_response());
 }
 
-TEST_F(GsoapLimits, ChunkedBodyOverTheLimitIs413) {
-  const std::string body = big_echo(4 * kMaxBody);
-  std::string req = post(endpoint(), "", "Transfer-Encoding: chunked\r\n");
+// A POST of `body` in chunks of `piece` bytes.
+std::string chunked_post(const Endpoint& server, const std::string& body, std::size_t piece) {
+  std::string req = post(server, "", "Transfer-Encoding: chunked\r\n");
   req.erase(req.find("Content-Length: 0\r\n"), 19);
-  for (std::size_t at = 0; at < body.size(); at += 4096) {
-    const std::string chunk = body.substr(at, 4096);
+  for (std::size_t at = 0; at < body.size(); at += piece) {
+    const std::string chunk = body.substr(at, piece);
     char size[16];
     std::snprintf(size, sizeof size, "%zx\r\n", chunk.size());
     req += size + chunk + "\r\n";
   }
-  req += "0\r\n\r\n";
+  return req + "0\r\n\r\n";
+}
+
+TEST_F(GsoapLimits, ChunkedBodyOverTheLimitIs413) {
   RawConnection c(endpoint());
-  c.send(req);
+  c.send(chunked_post(endpoint(), big_echo(4 * kMaxBody), 4096));
   expect_413(c.read_response());
 
   // Under the limit, chunked is fine.
-  const std::string small = envelope("<ns:primes><ns:n>2</ns:n></ns:primes>");
-  std::string ok = post(endpoint(), "", "Transfer-Encoding: chunked\r\n");
-  ok.erase(ok.find("Content-Length: 0\r\n"), 19);
-  char size[16];
-  std::snprintf(size, sizeof size, "%zx\r\n", small.size());
-  ok += size + small + "\r\n0\r\n\r\n";
   RawConnection d(endpoint());
-  const RawResponse r = roundtrip(d, ok);
+  const RawResponse r = roundtrip(
+      d, chunked_post(endpoint(), envelope("<ns:primes><ns:n>2</ns:n></ns:primes>"), 1000));
   EXPECT_EQ(r.status, 200);
   EXPECT_NE(r.body.find("FIRST 2 numbers: 2 3"), std::string::npos);
+}
+
+// A chunked body is read whole before it is parsed (held in blocks, to its
+// last chunk): one spanning several blocks, in small chunks, is answered,
+// and so is the request pipelined after it in the same bytes.
+TEST_F(GsoapLimits, ChunkedBodiesSpanningBlocksAndPipelinedAreAnswered) {
+  const std::size_t text = kMaxBody + kMaxBody / 4;  // within the chunked allowance
+  const std::string primes2 = envelope("<ns:primes><ns:n>2</ns:n></ns:primes>");
+  RawConnection c(endpoint());
+  ASSERT_TRUE(c.send(chunked_post(endpoint(), big_echo(text), 1000) +
+                     chunked_post(endpoint(), primes2, 7)));
+  const RawResponse echoed = c.read_response();
+  EXPECT_EQ(echoed.status, 200);
+  EXPECT_NE(echoed.body.find(std::string(text, 'x')), std::string::npos);
+  EXPECT_NE(c.read_response().body.find("FIRST 2 numbers: 2 3"), std::string::npos);
+
+  // Small ones, both in the header's first read.
+  RawConnection d(endpoint());
+  ASSERT_TRUE(
+      d.send(chunked_post(endpoint(), primes2, 1000) +
+             chunked_post(endpoint(), envelope("<ns:primes><ns:n>3</ns:n></ns:primes>"), 1000)));
+  EXPECT_NE(d.read_response().body.find("FIRST 2 numbers: 2 3"), std::string::npos);
+  EXPECT_NE(d.read_response().body.find("FIRST 3 numbers: 2 3 5"), std::string::npos);
 }
 
 TEST_F(GsoapLimits, ClientSeesHttp413AndNoSilentReconnect) {

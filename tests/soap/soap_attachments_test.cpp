@@ -49,6 +49,7 @@ TEST_F(SoapCodecTest, MtomMessageBIsMultipartRelatedWithRawAttachment) {
   // base64 text.
   const Doc doc = parse_dom(root.body);
   ASSERT_NE(doc, nullptr) << "root part is not well-formed XML";
+  EXPECT_EQ(testing::unused_declarations(doc.get()), "");  // xop is declared and used
   const xmlNode* message = payload_element(doc.get());
   ASSERT_NE(message, nullptr);
   const xmlNode* include = only_child(child_named(message, "attachment"), "Include", kXopNs);
@@ -96,6 +97,7 @@ TEST_F(SoapCodecTest, MtomAttachesBuildingsAsAGml3Document) {
   ASSERT_EQ(parts.size(), 2u);
   const Doc envelope = parse_dom(parts[0].body);
   ASSERT_NE(envelope, nullptr);
+  EXPECT_EQ(testing::unused_declarations(envelope.get()), "");  // no gml: the document has it
   const xmlNode* document = payload_element(envelope.get());
   ASSERT_NE(document, nullptr);
   EXPECT_EQ(str(document->name), "buildingsDocument");

@@ -12,8 +12,10 @@
 
 #include "common/base64.h"
 #include "common/codec.h"
+#include "common/input_checks.h"
 #include "conformance_cases.h"
 #include "gml_structure.h"
+#include "soap/soap_codecs.h"
 #include "soap_codec_test.h"
 #include "test_helpers.h"
 
@@ -43,6 +45,73 @@ TEST_F(SoapCodecTest, EnvelopeIsWellFormedSoap11WithTheWsbenchNamespace) {
     EXPECT_EQ(str(payload->name), element);
     EXPECT_EQ(ns_of(payload), kWsbNs);
   }
+}
+
+// gSOAP declares its context's whole namespace table on the envelope; the
+// binding declares only what the message uses (soap_binding.h).
+TEST_F(SoapCodecTest, EnvelopesDeclareOnlyTheNamespacesTheyUse) {
+  for (const char* label : {"text", "ints/20", "message-a/10", "message-b/1KiB", "binary/1KiB",
+                            "gml/3", "text", "gml/3"}) {
+    SCOPED_TRACE(label);
+    const std::string wire = encode(*soap_, generate(parse_spec(label)));
+    const Doc doc = parse_dom(wire);
+    ASSERT_NE(doc, nullptr);
+    EXPECT_EQ(testing::unused_declarations(doc.get()), "") << wire.substr(0, 400);
+    const bool gml = std::string_view(label).starts_with("gml");
+    EXPECT_EQ(wire.find("xmlns:gml=") != std::string::npos, gml);
+  }
+  // Buildings without a building use no gml element.
+  const Doc empty = parse_dom(encode(*soap_, BuildingCollection{}));
+  ASSERT_NE(empty, nullptr);
+  EXPECT_EQ(testing::unused_declarations(empty.get()), "");
+}
+
+// The check above fails for an envelope with a declaration nothing uses.
+TEST(UnusedDeclarations, NamesADeclarationNothingUses) {
+  const std::string xml =
+      R"(<a:e xmlns:a="urn:a" xmlns:b="urn:b" xmlns:c="urn:c"><b:f/><g c:h="1"/></a:e>)";
+  const Doc doc(xmlReadMemory(xml.data(), static_cast<int>(xml.size()), nullptr, nullptr, 0));
+  ASSERT_NE(doc, nullptr);
+  EXPECT_EQ(testing::unused_declarations(doc.get()), "");
+  const std::string extra = R"(<a:e xmlns:a="urn:a" xmlns:gml="urn:g" xmlns:xop="urn:x"/>)";
+  const Doc with_extra(
+      xmlReadMemory(extra.data(), static_cast<int>(extra.size()), nullptr, nullptr, 0));
+  ASSERT_NE(with_extra, nullptr);
+  EXPECT_EQ(testing::unused_declarations(with_extra.get()), "gml xop");
+}
+
+// gSOAP's chunked output (encode-chunked/soap rows): the envelope the
+// default output writes after its counting pass, in HTTP chunks.
+TEST_F(SoapCodecTest, ChunkedOutputCarriesTheSameEnvelopeInHttpChunks) {
+  const auto chunked = soap::make_soap_chunked_codec();
+  for (const char* label : {"ints/200", "message-a/100", "binary/1MiB", "gml/10"}) {
+    SCOPED_TRACE(label);
+    const Payload payload = generate(parse_spec(label));
+    const std::string plain = encode(*soap_, payload);
+    const std::string wire = encode(*chunked, payload);
+    std::string data;
+    std::size_t chunks = 0;
+    ChunkedCheck framing;
+    EXPECT_EQ(framing.feed(wire,
+                           [&](std::string_view bytes) {
+                             data.append(bytes);
+                             ++chunks;
+                           }),
+              "");
+    EXPECT_TRUE(framing.done());
+    EXPECT_EQ(data, plain);
+    EXPECT_NE(wire, plain);
+    // gSOAP sends a chunk per buffer (SOAP_BUFLEN): a large message in many.
+    if (plain.size() > 200'000) {
+      EXPECT_GT(chunks, 2u);
+    }
+    Payload decoded;
+    chunked->decode(wire, decoded);
+    EXPECT_EQ(describe_difference(payload, decoded), "");
+  }
+  const std::string wire = encode(*chunked, generate(parse_spec("ints/20")));
+  expect_rejected(*chunked, wire.substr(0, wire.size() - 5), "no last chunk");
+  expect_rejected(*chunked, "zz\r\n" + wire, "chunked body");
 }
 
 TEST_F(SoapCodecTest, ValuesAreTypedElementsAndBinariesInlineBase64) {

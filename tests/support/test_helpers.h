@@ -47,4 +47,30 @@ inline std::string attribute(const xmlNode* n, const char* name) {
   return s;
 }
 
+// The namespace prefixes a document declares but none of its elements and
+// attributes is in, space-separated in document order ("" when each
+// declaration is used).
+inline std::string unused_declarations(const xmlDoc* doc) {
+  std::vector<std::string> declared;
+  std::vector<std::string> used;
+  auto in = [](const std::vector<std::string>& v, std::string_view s) {
+    for (const std::string& x : v)
+      if (x == s) return true;
+    return false;
+  };
+  auto walk = [&](auto& self, const xmlNode* n) -> void {
+    for (const xmlNs* d = n->nsDef; d != nullptr; d = d->next)
+      declared.emplace_back(str(d->prefix));
+    if (n->ns != nullptr) used.emplace_back(str(n->ns->prefix));
+    for (const xmlAttr* a = n->properties; a != nullptr; a = a->next)
+      if (a->ns != nullptr) used.emplace_back(str(a->ns->prefix));
+    for (const xmlNode* c : element_children(n)) self(self, c);
+  };
+  walk(walk, xmlDocGetRootElement(doc));
+  std::string unused;
+  for (const std::string& d : declared)
+    if (!in(used, d)) unused += (unused.empty() ? "" : " ") + d;
+  return unused;
+}
+
 }  // namespace wsb::testing

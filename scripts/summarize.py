@@ -35,6 +35,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from anchor_pairs import anchor_table  # noqa: E402  (stack against anchor)
+from content_length import content_length_table  # noqa: E402  (gSOAP's counting pass)
 
 UNIT_TO_NS = {"ns": 1.0, "us": 1e3, "ms": 1e6, "s": 1e9}
 STEPS = ["encode", "decode", "bind", "write", "read", "unbind"]
@@ -554,6 +555,7 @@ def main(argv=None):
     step_tables(out, cases, payloads, codecs, instructions)
     if codecs:
         wire_table(out, cases, payloads, codecs)
+    content_length_table(out, cases, Stat, fmt_time, instructions)
     rtt = [(n, c) for n, c in cases.items() if n.startswith(("rtt/", "anchor/"))]
     if rtt:
         rtt_tables(out, rtt, instructions)

@@ -1,6 +1,6 @@
-// Which elements of wsbench's SOAP messages are of simple type, read from
-// the schema in the WSDL soapcpp2 generated, so a new field is covered
-// without a list to keep.
+// Which elements of wsbench's SOAP messages are of simple type, and which
+// are xsd:base64Binary, read from the schema in the WSDL soapcpp2
+// generated, so a new field is covered without a list to keep.
 #include <set>
 #include <string>
 #include <string_view>
@@ -12,9 +12,11 @@
 namespace wsb::soap {
 namespace {
 
-std::set<std::string, std::less<>> read_simple_elements() {
-  // GML's own leaves, from the GML schema the WSDL imports.
-  std::set<std::string, std::less<>> names = {"name", "posList"};
+using Names = std::set<std::string, std::less<>>;
+
+// The elements of the WSDL's schema whose type attribute `matches`.
+template <class Matches>
+Names read_elements(Names names, Matches matches) {
   const std::string_view wsdl = wsbench_wsdl();
   constexpr std::string_view kElement = "<element name=\"";
   for (auto at = wsdl.find(kElement); at != std::string_view::npos;
@@ -24,18 +26,28 @@ std::set<std::string, std::less<>> read_simple_elements() {
     const auto tag_end = wsdl.find('>', name_begin);
     if (name_end == std::string_view::npos || tag_end == std::string_view::npos) break;
     const std::string_view tag = wsdl.substr(at, tag_end - at);
-    // xsd:base64Binary excluded: under MTOM it holds an <xop:Include>.
-    if (tag.find("type=\"xsd:") != std::string_view::npos &&
-        tag.find("xsd:base64Binary") == std::string_view::npos)
-      names.emplace(wsdl.substr(name_begin, name_end - name_begin));
+    if (matches(tag)) names.emplace(wsdl.substr(name_begin, name_end - name_begin));
   }
   return names;
+}
+
+bool base64_type(std::string_view tag) {
+  return tag.find("type=\"xsd:base64Binary\"") != std::string_view::npos;
 }
 
 }  // namespace
 
 bool is_simple_element(std::string_view local_name) {
-  static const auto names = read_simple_elements();
+  // GML's own leaves, from the GML schema the WSDL imports. xsd:base64Binary
+  // excluded: under MTOM it holds an <xop:Include>.
+  static const Names names = read_elements({"name", "posList"}, [](std::string_view tag) {
+    return tag.find("type=\"xsd:") != std::string_view::npos && !base64_type(tag);
+  });
+  return names.contains(local_name);
+}
+
+bool is_base64_element(std::string_view local_name) {
+  static const Names names = read_elements({}, base64_type);
   return names.contains(local_name);
 }
 

@@ -29,6 +29,7 @@
 #include <variant>
 #include <vector>
 
+#include "common/input_checks.h"
 #include "soap/soap_binding.h"
 #include "soap/soap_codecs.h"
 
@@ -136,6 +137,13 @@ class SoapCodec final : public StagedCodec {
 
   void read(std::string_view wire) override {
     received_ = nullptr;
+    // gSOAP's base64 reader takes malformed padding; that alone is checked
+    // before it reads (docs/reference/codecs.md says which leniencies stay).
+    if (const std::string why =
+            XmlTextCheck::base64_only(attachments_ != Attachments::inline_base64, is_base64_element)
+                .feed(wire);
+        !why.empty())
+      fail(why);
     if (fresh()) read_ctx_ = new_read_context();
     Context* ctx = read_ctx_.get();
     release_message(ctx);

@@ -90,6 +90,31 @@ TEST(XmlTextCheck, RefusesMarkupInSimpleElementsDtdsAndUndeclaredEntities) {
   EXPECT_EQ(xml_check("<e><text>\xc0\xaf</text></e>"), "the message is not valid UTF-8");
 }
 
+bool is_base64(std::string_view name) { return name == "bin"; }
+
+std::string base64_doc(std::string_view text) {
+  return XmlTextCheck(false, nullptr, is_base64)
+      .feed("<r><bin>" + std::string(text) + "</bin></r>");
+}
+
+TEST(XmlTextCheck, HoldsBase64TextToItsLexicalForm) {
+  for (const char* good :
+       {"", "AAAA", "AA==", "AAA=", " A A\r\n=\t= ", "&#65;AA&#x41;", "AA=&#61;"})
+    EXPECT_EQ(base64_doc(good), "") << good;
+  for (const char* bad : {"AAA=A", "A===", "AAAAA", "AA==AAAA", "====", "AA", "AA=&#65;"})
+    EXPECT_NE(base64_doc(bad).find("base64"), std::string::npos) << bad;
+  // Split anywhere between feeds.
+  const std::string doc = "<r><bin>AAA=A</bin></r>";
+  for (std::size_t at = 0; at <= doc.size(); ++at) {
+    XmlTextCheck check(false, nullptr, is_base64);
+    const std::string first = check.feed(std::string_view(doc).substr(0, at));
+    EXPECT_NE(first.empty() ? check.feed(std::string_view(doc).substr(at)) : first, "") << at;
+  }
+  // Under MTOM the element holds an <xop:Include>; hidden text is refused.
+  EXPECT_EQ(base64_doc("<xop:Include href=\"cid:a\"/>"), "");
+  EXPECT_NE(base64_doc("AA<!-- -->=="), "");
+}
+
 TEST(XmlTextCheck, ChecksOnlyTheRootPartOfAMultipartPackage) {
   const std::string package =
       "\r\n--b0undary\r\nContent-Type: application/xop+xml\r\nContent-ID: <SOAP-ENV:Envelope>"

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -119,6 +120,14 @@ class XmlTextCheck {
     check.text_checks_ = false;
     return check;
   }
+  // The same check as base64_only's, of a whole `message` at once: rather
+  // than lex every tag, it searches for the `names` (those `is_base64`
+  // accepts) and lexes only their start tags and text. Matches inside
+  // comments, CDATA sections and PIs, found by a search for "<!" and "<?",
+  // are passed over; '<' is in no attribute value or text of well-formed XML.
+  static std::string base64_elements(bool multipart, std::span<const std::string> names,
+                                     SimpleContentCheck::IsSimple is_base64,
+                                     std::string_view message);
   // Empty, or why the text is refused (from the first failure on).
   std::string feed(std::string_view bytes);
 
@@ -133,6 +142,9 @@ class XmlTextCheck {
   DoctypeCheck doctype_;
   std::optional<SimpleContentCheck> simple_;
   bool text_checks_ = true;  // UTF-8 and DTD
+  bool gather_ = false;      // base64_elements: the root text is kept in root_
+  std::string_view root_;
+  std::string root_copy_;  // a root part in more than one piece
   std::string error_;
 };
 

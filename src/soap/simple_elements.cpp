@@ -27,6 +27,7 @@ class Names {
     for (const std::string& name : names_)
       lengths_ |= name.size() < 64 ? std::uint64_t{1} << name.size() : kLong;
   }
+  const std::vector<std::string>& all() const { return names_; }
   bool contains(std::string_view name) const {
     const std::uint64_t bit = name.size() < 64 ? std::uint64_t{1} << name.size() : kLong;
     return (lengths_ & bit) != 0 && std::binary_search(names_.begin(), names_.end(), name);
@@ -70,9 +71,17 @@ bool is_simple_element(std::string_view local_name) {
   return names.contains(local_name);
 }
 
-bool is_base64_element(std::string_view local_name) {
+namespace {
+
+const Names& base64_names() {
   static const Names names = read_elements({}, base64_type);
-  return names.contains(local_name);
+  return names;
 }
+
+}  // namespace
+
+bool is_base64_element(std::string_view local_name) { return base64_names().contains(local_name); }
+
+const std::vector<std::string>& base64_element_names() { return base64_names().all(); }
 
 }  // namespace wsb::soap

@@ -140,8 +140,8 @@ class SoapCodec final : public StagedCodec {
     // gSOAP's base64 reader takes malformed padding; that alone is checked
     // before it reads (docs/reference/codecs.md says which leniencies stay).
     if (const std::string why =
-            XmlTextCheck::base64_only(attachments_ != Attachments::inline_base64, is_base64_element)
-                .feed(wire);
+            XmlTextCheck::base64_elements(attachments_ != Attachments::inline_base64,
+                                          base64_element_names(), is_base64_element, wire);
         !why.empty())
       fail(why);
     if (fresh()) read_ctx_ = new_read_context();

@@ -6,6 +6,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace wsb {
 namespace {
@@ -113,6 +114,47 @@ TEST(XmlTextCheck, HoldsBase64TextToItsLexicalForm) {
   // Under MTOM the element holds an <xop:Include>; hidden text is refused.
   EXPECT_EQ(base64_doc("<xop:Include href=\"cid:a\"/>"), "");
   EXPECT_NE(base64_doc("AA<!-- -->=="), "");
+}
+
+std::string searched(std::string_view doc, bool multipart = false) {
+  static const std::vector<std::string> names = {"bin"};
+  return XmlTextCheck::base64_elements(multipart, names, is_base64, doc);
+}
+
+// The codecs' search for base64 elements holds their text as the lexer does.
+TEST(XmlTextCheck, Base64ElementsFoundBySearchAreChecked) {
+  for (const char* good :
+       {"", "AAAA", "AA==", " A A\r\n=\t= ", "&#65;AA&#x41;", "<xop:Include href=\"cid:a\"/>"})
+    EXPECT_EQ(searched("<r><bin>" + std::string(good) + "</bin></r>"), "") << good;
+  for (const char* bad : {"AAA=A", "A===", "AAAAA", "AA", "AA=&#65;", "AA<!-- -->==", "AA<?p?>=="})
+    EXPECT_NE(searched("<r><bin>" + std::string(bad) + "</bin></r>"), "") << bad;
+  // A prefixed element, one with attributes, and an empty one.
+  EXPECT_NE(searched("<r><p:bin>AAA</p:bin></r>"), "");
+  EXPECT_NE(searched("<r><p:bin\ta=\"x>\">AAA</p:bin></r>"), "");
+  EXPECT_NE(searched("<r><bin/><bin>AAA</bin></r>"), "");
+  EXPECT_EQ(searched("<r><bin/><p:bin a='1'/></r>"), "");
+  // The name elsewhere than in a start tag: text, attributes, longer names,
+  // end tags, a prefix with two colons.
+  for (const char* other :
+       {"<r a=\"bin AAA\">bin AAA</r>", "<r><binary>AAA</binary><xbin>AAA</xbin></r>",
+        "<r><x:binx>AAA</x:binx></r>", "<r></bin>AAA</r>", "<r><a:b:bin>AAA</a:b:bin></r>"})
+    EXPECT_EQ(searched(other), "") << other;
+  // Inside a comment, CDATA section, PI or declaration nothing is checked.
+  for (const char* hidden :
+       {"<!-- <bin>AAA</bin> --><r/>", "<r><![CDATA[<bin>AAA</bin>]]></r>",
+        "<?p <p:bin>AAA</p:bin>?><r/>", "<!DOCTYPE r><r><!-- - --><!-- <bin>A --></r>",
+        "<r><![CDATA[ ]] ]]]><!--><bin>AAA</bin>--></r>"})
+    EXPECT_EQ(searched(hidden), "") << hidden;
+  EXPECT_NE(searched("<!-- <bin>AAAA</bin> --><r><bin>AAA</bin></r>"), "");
+  EXPECT_NE(searched("<?xml version=\"1.0\"?><r><![CDATA[x]]><bin>AAA</bin></r>"), "");
+  // Only a package's root part is searched.
+  const std::string package =
+      "\r\n--b0undary\r\nContent-Type: application/xop+xml\r\n\r\n<e><bin>ROOT</bin></e>"
+      "\r\n--b0undary\r\n\r\n<bin>A</bin>\r\n--b0undary--\r\n";
+  EXPECT_EQ(searched(package, true), "");
+  std::string bad = package;
+  bad.replace(bad.find("ROOT"), 4, "ROO");
+  EXPECT_NE(searched(bad, true), "");
 }
 
 TEST(XmlTextCheck, ChecksOnlyTheRootPartOfAMultipartPackage) {

@@ -6,7 +6,6 @@
 #include <charconv>
 #include <cstring>
 #include <limits>
-#include <vector>
 
 namespace wsb {
 
@@ -249,14 +248,9 @@ void SimpleContentCheck::end_base64() {
 
 namespace {
 
-// Bytes that end a start tag's name, and those the lexer must see inside a
-// start tag: tables, so a tag is passed over in a tight loop rather than
-// byte by byte through the switch.
-constexpr auto kNameEnds = [] {
-  std::array<bool, 256> ends{};
-  for (const unsigned char c : std::string_view(" \t\r\n/>")) ends[c] = true;
-  return ends;
-}();
+// Bytes the lexer must see inside a start tag: a table, so a tag is passed
+// over in a tight loop rather than byte by byte through the switch (as a
+// name is, with kXmlNameEnds).
 constexpr auto kTagStops = [] {
   std::array<bool, 256> stops{};
   for (const unsigned char c : std::string_view("\"'>")) stops[c] = true;
@@ -289,7 +283,7 @@ std::string SimpleContentCheck::feed(std::string_view bytes) {
       if (i == bytes.size()) break;
     } else if (state_ == State::name) {
       std::size_t end = i;
-      while (end < bytes.size() && !kNameEnds[static_cast<unsigned char>(bytes[end])]) ++end;
+      while (end < bytes.size() && !kXmlNameEnds[static_cast<unsigned char>(bytes[end])]) ++end;
       // A name whole in this piece is looked at where it lies; one split
       // across pieces is gathered in name_.
       std::string_view name = bytes.substr(i, std::min(end - i, kLongestName));
@@ -404,103 +398,6 @@ std::string SimpleContentCheck::feed(std::string_view bytes) {
     previous_ = c;
   }
   return error_;
-}
-
-namespace {
-
-// Where the markup opened by the "<!" or "<?" at `at` ends (SimpleContentCheck's
-// bang and skip states): "-->", "]]>", "?>" or, for a declaration, ">".
-std::size_t markup_end(std::string_view xml, std::size_t at) {
-  std::string_view until = "?>";
-  std::size_t from = at + 2;
-  if (xml[at + 1] == '!') {
-    if (from >= xml.size()) return xml.size();
-    until = xml[from] == '[' ? "]]>" : xml[from] == '-' ? "-->" : ">";
-    ++from;
-  }
-  const std::size_t end = xml.find(until, from);
-  return end == std::string_view::npos ? xml.size() : end + until.size();
-}
-
-// The next '<' followed by `c` ('!' or '?') at or after `from`: those are
-// rare in a message, '<' is not.
-std::size_t next_markup(std::string_view xml, char c, std::size_t from) {
-  for (std::size_t at = from + 1; at < xml.size(); ++at) {
-    const void* hit = std::memchr(xml.data() + at, c, xml.size() - at);
-    if (hit == nullptr) break;
-    at = static_cast<std::size_t>(static_cast<const char*>(hit) - xml.data());
-    if (xml[at - 1] == '<') return at - 1;
-  }
-  return std::string_view::npos;
-}
-
-// glibc's memmem shifts by up to the needle's length; std::string_view::find
-// stops at every byte equal to the needle's first.
-std::size_t find(std::string_view xml, std::string_view name, std::size_t from) {
-  const void* hit = memmem(xml.data() + from, xml.size() - from, name.data(), name.size());
-  return hit == nullptr ? std::string_view::npos
-                        : static_cast<std::size_t>(static_cast<const char*>(hit) - xml.data());
-}
-
-// Where the start tag whose local name was found at `at`, `length` bytes
-// long, begins ("<" or "<prefix:"), or npos if the match is not one.
-std::size_t start_tag(std::string_view xml, std::size_t at, std::size_t length) {
-  constexpr std::size_t kLongestName = 128;  // SimpleContentCheck's
-  if (at == 0 || at + length >= xml.size()) return std::string_view::npos;
-  if (!kNameEnds[static_cast<unsigned char>(xml[at + length])]) return std::string_view::npos;
-  std::size_t lt = at - 1;
-  if (xml[lt] == ':') {
-    while (lt > 0 && xml[lt - 1] != '<' && xml[lt - 1] != ':' &&
-           !kNameEnds[static_cast<unsigned char>(xml[lt - 1])])
-      --lt;
-    if (lt == 0 || lt == at - 1 || xml[lt - 1] != '<') return std::string_view::npos;
-    --lt;
-  }
-  if (xml[lt] != '<' || at + length - lt - 1 > kLongestName) return std::string_view::npos;
-  return lt;
-}
-
-}  // namespace
-
-std::string XmlTextCheck::base64_elements(bool multipart, std::span<const std::string> names,
-                                          SimpleContentCheck::IsSimple is_base64,
-                                          std::string_view message) {
-  XmlTextCheck root(multipart);
-  root.gather_ = true;
-  root.text_checks_ = false;
-  if (std::string why = root.feed(message); !why.empty()) return why;
-  const std::string_view xml = root.root_;
-  std::vector<std::size_t> next;  // each name's next match
-  for (const std::string& name : names) next.push_back(find(xml, name, 0));
-  std::size_t bang = next_markup(xml, '!', 0);
-  std::size_t query = next_markup(xml, '?', 0);
-  for (std::size_t pos = 0;;) {
-    std::size_t found = std::string_view::npos;
-    std::size_t length = 0;
-    for (std::size_t k = 0; k < names.size(); ++k) {
-      if (next[k] != std::string_view::npos && next[k] < pos) next[k] = find(xml, names[k], pos);
-      if (next[k] < found) {
-        found = next[k];
-        length = names[k].size();
-      }
-    }
-    if (found == std::string_view::npos) return {};
-    if (const std::size_t markup = std::min(bang, query); markup < found) {
-      pos = std::max(pos, markup_end(xml, markup));
-      if (bang < pos) bang = next_markup(xml, '!', pos);
-      if (query < pos) query = next_markup(xml, '?', pos);
-      continue;
-    }
-    pos = found + length;
-    const std::size_t lt = start_tag(xml, found, length);
-    if (lt == std::string_view::npos) continue;
-    // The start tag and the text, up to and including the byte after the
-    // next '<': what ends the text, or the markup refused inside it.
-    std::size_t end = xml.find('<', pos);
-    end = end == std::string_view::npos ? xml.size() : std::min(end + 2, xml.size());
-    SimpleContentCheck check(nullptr, is_base64);
-    if (std::string why = check.feed(xml.substr(lt, end - lt)); !why.empty()) return why;
-  }
 }
 
 bool ChunkedCheck::step(char c) {

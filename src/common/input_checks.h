@@ -6,6 +6,7 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <span>
@@ -59,6 +60,19 @@ class Base64TextCheck {
   std::size_t chars_ = 0;  // non-whitespace characters before the padding
   std::size_t pads_ = 0;   // '=' so far
 };
+
+namespace detail {
+// Set by tests: XmlTextCheck::base64_elements uses SSE2 alone, as on a CPU
+// without AVX2, so each of its vector passes can be tested.
+inline bool base64_search_without_avx2 = false;
+}  // namespace detail
+
+// Bytes that end a start tag's name.
+inline constexpr auto kXmlNameEnds = [] {
+  std::array<bool, 256> ends{};
+  for (const unsigned char c : std::string_view(" \t\r\n/>")) ends[c] = true;
+  return ends;
+}();
 
 // Elements of simple type (xsd:string, xsd:int, ...) hold text only (XML
 // Schema 1.0 part 1, 3.3.4: no element children). gSOAP reads markup
@@ -121,8 +135,9 @@ class XmlTextCheck {
     return check;
   }
   // The same check as base64_only's, of a whole `message` at once: rather
-  // than lex every tag, it searches for the `names` (those `is_base64`
-  // accepts) and lexes only their start tags and text. Matches inside
+  // than lex every tag, it searches for the start tags of the `names`
+  // (those `is_base64` accepts) and checks their text, lexing only a text
+  // that is not plain base64 (base64_elements.cpp). Matches inside
   // comments, CDATA sections and PIs, found by a search for "<!" and "<?",
   // are passed over; '<' is in no attribute value or text of well-formed XML.
   static std::string base64_elements(bool multipart, std::span<const std::string> names,

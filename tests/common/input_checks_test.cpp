@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -155,6 +156,51 @@ TEST(XmlTextCheck, Base64ElementsFoundBySearchAreChecked) {
   std::string bad = package;
   bad.replace(bad.find("ROOT"), 4, "ROO");
   EXPECT_NE(searched(bad, true), "");
+}
+
+// Four names of four bytes or more: the search tests a position's first
+// four bytes against each.
+const std::vector<std::string> kFourNames = {"bits", "binary", "attachment", "buildingsDocument"};
+bool is_one_of_four(std::string_view name) {
+  return std::find(kFourNames.begin(), kFourNames.end(), name) != kFourNames.end();
+}
+
+// The search's vector passes take 128, 64 and 16 bytes a round: every text
+// and element is tried at every offset against those rounds, long enough
+// to fill them, and the search must answer as the lexer does.
+TEST(XmlTextCheck, Base64ElementsFoundBySearchAgreeWithTheLexerAtEveryOffset) {
+  // After 200 or more plain bytes: good ends, then bad ones (11 of them).
+  const std::vector<std::string> tails = {
+      "",         "AA==",         "AAA=",         "AAAA",      "AA= =",
+      " AAAA",    "A\nAA=",       "AAA&#61;",     "A&#65;A=",  "A",
+      "AA",       "AAA",          "A===",         "AA=A",      "AAA=A",
+      "AA==AA==", "AAA=<!-- -->", "A<!-- -->AA=", "AA<?p?>==", "\u00e9AA="};
+  std::size_t refused = 0;
+  for (const bool without_avx2 : {false, true}) {
+    detail::base64_search_without_avx2 = without_avx2;
+    for (std::size_t offset = 0; offset < 160; ++offset) {
+      // Tags that begin as the names do, and '<', ':' and '>' before 'b';
+      // then the element at `offset` from the last of them, its text's end
+      // at another offset, and bytes after it for a round to read.
+      const std::string filler =
+          "<r><bi>b:b>b</bi><x:binar></x:binar><attach/><build></build>" + std::string(offset, 'b');
+      const std::string& name = kFourNames[offset % kFourNames.size()];
+      const std::string run(200 + offset * 28 % 128, 'A');  // a multiple of 4
+      for (const std::string& tail : tails) {
+        for (const std::string& open : {"<" + name + ">", "<p:" + name + " a='>'>"}) {
+          const std::string doc = filler + open + run + tail + "</" + name + "><bits/>" +
+                                  std::string(150, 'z') + "</r>";
+          const std::string lexed = XmlTextCheck::base64_only(false, is_one_of_four).feed(doc);
+          EXPECT_EQ(XmlTextCheck::base64_elements(false, kFourNames, is_one_of_four, doc), lexed)
+              << without_avx2 << ' ' << offset << ' ' << tail;
+          refused += lexed.empty() ? 0 : 1;
+        }
+      }
+    }
+  }
+  detail::base64_search_without_avx2 = false;
+  // Both answers occur: the comparison is not of two constants.
+  EXPECT_EQ(refused, 2u * 160 * 2 * 11);
 }
 
 TEST(XmlTextCheck, ChecksOnlyTheRootPartOfAMultipartPackage) {

@@ -49,6 +49,11 @@ inline constexpr long kMaxStringBytes = 0;
 // messages (simple_elements.cpp): markup inside one is refused
 // (SimpleContentCheck, common/input_checks.h).
 bool is_simple_element(std::string_view local_name);
+// Whether they are xsd:base64Binary: their text is held to its lexical
+// form, which gSOAP's reader does not check (SimpleContentCheck).
+bool is_base64_element(std::string_view local_name);
+// Those local names, for a search of a message (XmlTextCheck::base64_elements).
+const std::vector<std::string>& base64_element_names();
 
 // Sets the limits for messages of at most `max_message_bytes`
 // (soap::recv_maxlength). Elements per array (soap::maxoccurs) follow from

@@ -90,7 +90,7 @@ struct Connection : Exchange {
   // (common/input_checks.h).
   struct BodyChecks {
     ChunkedCheck framing;
-    XmlTextCheck text{false, is_simple_element};
+    XmlTextCheck text{false, is_simple_element, is_base64_element};
   } checks;
   // Why the body was refused while it was read, and the HTTP status of the
   // refusal (0: a SOAP Fault with gSOAP's status).

@@ -331,7 +331,8 @@ int header_callback(Context* ctx, const char* key, const char* value) {
     return SOAP_HDR;
   if (soap_tag_cmp(key, "Transfer-Encoding") == 0) c.chunked = true;
   if (soap_tag_cmp(key, "Content-Type") == 0)
-    c.checks.text = XmlTextCheck(soap_tag_cmp(value, "multipart/*") == 0, is_simple_element);
+    c.checks.text =
+        XmlTextCheck(soap_tag_cmp(value, "multipart/*") == 0, is_simple_element, is_base64_element);
   // Asked for Server-Timing: from here on the request's reads are timed
   // (with probes off they were not); the header's own read just ended.
   if (soap_tag_cmp(key, kServerTimingRequestHeader) == 0) {

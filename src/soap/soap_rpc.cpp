@@ -436,8 +436,9 @@ class SoapRpcBinding final : public RpcBinding {
   Context* begin_read(std::string_view wire) {
     // gSOAP decodes overlong UTF-8 ("\xc0\xaf" becomes "/"), skips a DTD
     // and reads markup inside a string as its text.
-    if (const std::string why =
-            XmlTextCheck(attachments_ != Attachments::inline_base64, is_simple_element).feed(wire);
+    if (const std::string why = XmlTextCheck(attachments_ != Attachments::inline_base64,
+                                             is_simple_element, is_base64_element)
+                                    .feed(wire);
         !why.empty())
       throw DecodeError(name_ + ": " + why);
     Context* ctx = in_.get();

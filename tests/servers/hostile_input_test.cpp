@@ -69,6 +69,12 @@ bool is_xml(std::string_view codec) {
 // text/plain has no fields, types or markup to abuse; only its UTF-8.
 bool has_fields(std::string_view codec) { return !find_codec(codec).texts_only; }
 
+// Codecs whose client sends binaries as base64 text (soap-mtom and soap-swa
+// send them as MIME parts; protobuf as bytes).
+bool carries_base64(std::string_view codec) {
+  return has_fields(codec) && codec != "protobuf" && codec != "soap-mtom" && codec != "soap-swa";
+}
+
 // ---- the table ----
 
 struct Row {
@@ -108,11 +114,10 @@ const std::vector<HostileClass>& classes() {
       {"json_nan", "NaN and Infinity in JSON", [](auto c) { return c == "json"; }, kRefusal},
       {"int_range", "integer out of range (2^40 for an int32; JSON: beyond 64 bits)",
        [](auto c) { return has_fields(c) && c != "protobuf"; }, kRefusal},
-      {"base64", "bad base64",
-       [](auto c) {
-         return has_fields(c) && c != "protobuf" && c != "soap-mtom" && c != "soap-swa";
-       },
+      {"base64", "bad base64", carries_base64, kRefusal},
+      {"base64_after_padding", "base64 with data after its padding (`AAA=A`)", carries_base64,
        kRefusal},
+      {"base64_surplus_padding", "base64 with three `=` (`A===`)", carries_base64, kRefusal},
       {"wrong_type", "wrong type (a string for an integer)",
        [](auto c) { return has_fields(c) && c != "protobuf"; }, kRefusal},
       {"markup", "markup inside a string field", [](auto c) { return is_xml(c); }, kRefusal},
@@ -234,13 +239,17 @@ std::string hostile_body(const Row& row, EchoRequest& request) {
     return body.replace(open, close - open, "<string>12345678</string>");
   }
   if (k == "base64") return replace_once(request.body, kBinaryMarkerBase64, "d3Ni!W5jaCE=");
+  if (k == "base64_after_padding")
+    return replace_once(request.body, kBinaryMarkerBase64, "d3NiZW5jaCE=A");
+  if (k == "base64_surplus_padding")
+    return replace_once(request.body, kBinaryMarkerBase64, "d3NiZW5jA===");
   throw std::logic_error("no body for class " + k);
 }
 
 // The payload whose valid request a class changes.
 Payload payload_for(std::string_view klass) {
   if (klass == "json_nan" || klass == "int_range" || klass == "wrong_type") return object_payload();
-  if (klass == "base64") return binary_payload();
+  if (klass.starts_with("base64")) return binary_payload();
   return text_payload();
 }
 

@@ -6,8 +6,6 @@
 // (src/beast/beast_server.cpp), until the input ends or a reply closes.
 #include <boost/asio/buffer.hpp>
 #include <boost/beast/http/parser.hpp>
-#include <boost/beast/http/write.hpp>
-#include <sstream>
 
 #include "beast/beast_rest.h"
 #include "common/codec.h"
@@ -18,7 +16,6 @@ namespace {
 
 namespace http = boost::beast::http;
 using beast_stack::Request;
-using beast_stack::Response;
 
 constexpr std::string_view kTarget = "beast-request";
 
@@ -43,10 +40,11 @@ std::size_t parse(http::request_parser<http::string_body>& parser, std::string_v
   return used;
 }
 
-std::string serialise(const Response& res) {
-  std::ostringstream out;
-  out << res;
-  return out.str();
+// The reply as the server sends it: response_head, then the body.
+std::string serialise(unsigned version, bool keep_alive, const rest::RestResponse& reply) {
+  std::string head;
+  beast_stack::response_head(version, keep_alive, reply, head);
+  return head + reply.body;
 }
 
 void serve(std::string_view input) {
@@ -64,17 +62,14 @@ void serve(std::string_view input) {
     input.remove_prefix(used);
     if (!ec && beast_stack::too_many_fields(parser.get(), limits)) ec = http::error::header_limit;
     if (ec) {
-      if (const auto refusal = beast_stack::refusal_of(ec, limits))
-        check_http_reply(kTarget, serialise(*refusal));
+      if (beast_stack::refusal_of(ec, limits, reply))
+        check_http_reply(kTarget, serialise(11, false, reply));
       return;
     }
     Request& req = parser.get();
     handler.handle(beast_stack::rest_request(req, 0, false), reply);
-    Response res(std::piecewise_construct, std::make_tuple(std::move(reply_body)));
-    beast_stack::fill_response(req, reply, res);
-    check_http_reply(kTarget, serialise(res));
-    reply_body = std::move(res.body());
-    if (!res.keep_alive()) return;
+    check_http_reply(kTarget, serialise(req.version(), req.keep_alive(), reply));
+    if (!req.keep_alive()) return;
   }
 }
 

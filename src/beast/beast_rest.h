@@ -1,6 +1,6 @@
 // Between Beast's messages and the REST handler (src/rest/rest_handler.h):
-// the handler's view of a parsed request, the response it fills, and the
-// answer to a request Beast could not parse. Shared by the server's
+// the handler's view of a parsed request, the header of the reply it
+// fills, and the answer to a request Beast could not parse. Shared by the server's
 // connection code and the fuzz target that feeds it from memory.
 //
 // Internal to src/beast and fuzz/: a Beast header (slow to compile).
@@ -9,10 +9,13 @@
 #include <boost/beast/http/error.hpp>
 #include <boost/beast/http/message.hpp>
 #include <boost/beast/http/parser.hpp>
+#include <boost/beast/http/status.hpp>
 #include <boost/beast/http/string_body.hpp>
+#include <charconv>
+#include <cstdint>
 #include <iterator>
-#include <optional>
 #include <string>
+#include <string_view>
 
 #include "beast/beast_stack.h"
 #include "common/transport.h"
@@ -22,7 +25,6 @@
 namespace wsb::beast_stack {
 
 using Request = boost::beast::http::request<boost::beast::http::string_body>;
-using Response = boost::beast::http::response<boost::beast::http::string_body>;
 
 inline rest::Method method_of(boost::beast::http::verb method) {
   using boost::beast::http::verb;
@@ -71,26 +73,43 @@ inline rest::RestRequest rest_request(const Request& req, std::int64_t received_
   };
 }
 
-// Status, headers and framing of the reply to `req`; `res` already holds
-// the body (reply.body, moved in by the caller).
-inline void fill_response(const Request& req, const rest::RestResponse& reply, Response& res) {
+// The status line and header of `reply` (whose body follows them as it
+// is), written into `head` (its capacity kept): the fields a Beast
+// response would carry, in Beast's order, without building one. A fixed
+// header needs no field list, allocation or serializer per reply; the
+// connection code sends head and body in one writev.
+inline void response_head(unsigned version, bool keep_alive, const rest::RestResponse& reply,
+                          std::string& head) {
   namespace http = boost::beast::http;
-  res.version(req.version());
-  res.result(reply.status);
-  if (!reply.content_type.empty()) res.set(http::field::content_type, reply.content_type);
-  if (!reply.location.empty()) res.set(http::field::location, reply.location);
-  if (!reply.allow.empty()) res.set(http::field::allow, reply.allow);
-  if (!reply.server_timing.empty()) res.set("Server-Timing", reply.server_timing);
-  res.keep_alive(req.keep_alive());
+  const auto field = [&head](std::string_view name, std::string_view value) {
+    head.append(name).append(": ").append(value).append("\r\n");
+  };
+  char digits[24];
+  const auto number = [&digits](std::uint64_t n) {
+    return std::string_view(digits, std::to_chars(digits, digits + sizeof digits, n).ptr - digits);
+  };
+  head.assign(version == 10 ? "HTTP/1.0 " : "HTTP/1.1 ");
+  head.append(number(reply.status)).append(" ");
+  head.append(http::obsolete_reason(static_cast<http::status>(reply.status))).append("\r\n");
+  if (!reply.content_type.empty()) field("Content-Type", reply.content_type);
+  if (!reply.location.empty()) field("Location", reply.location);
+  if (!reply.allow.empty()) field("Allow", reply.allow);
+  if (!reply.server_timing.empty()) field("Server-Timing", reply.server_timing);
+  // What Beast's keep_alive() sets: HTTP/1.1 says close, 1.0 keep-alive.
+  if (version >= 11 && !keep_alive) field("Connection", "close");
+  if (version < 11 && keep_alive) field("Connection", "keep-alive");
   // A 204 carries no Content-Length at all (RFC 9110 8.6).
-  if (res.result() != http::status::no_content) res.prepare_payload();
+  if (reply.status != static_cast<unsigned>(http::status::no_content))
+    field("Content-Length", number(reply.body.size()));
+  head.append("\r\n");
 }
 
 // The reply to a request that could not be read whole (the connection
-// closes after it), or none where HTTP has no answer: the peer closed
-// between requests, or the error is the socket's, not the parser's.
-inline std::optional<Response> refusal_of(const boost::beast::error_code& ec,
-                                          const ServerLimits& limits) {
+// closes after it), filled into `reply`; false where HTTP has no answer:
+// the peer closed between requests, or the error is the socket's, not the
+// parser's.
+inline bool refusal_of(const boost::beast::error_code& ec, const ServerLimits& limits,
+                       rest::RestResponse& reply) {
   namespace http = boost::beast::http;
   http::status status = http::status::bad_request;
   std::string message;
@@ -112,14 +131,15 @@ inline std::optional<Response> refusal_of(const boost::beast::error_code& ec,
     // One of Beast's parse errors (bad method, bad field, ...).
     message = "malformed request: " + ec.message();
   } else {
-    return std::nullopt;
+    return false;
   }
-  Response res{status, 11};
-  res.set(http::field::content_type, rest::media_type(rest::Format::text));
-  res.body() = std::move(message);
-  res.keep_alive(false);
-  res.prepare_payload();
-  return res;
+  reply.status = static_cast<unsigned>(status);
+  reply.content_type = rest::media_type(rest::Format::text);
+  reply.location.clear();
+  reply.allow = {};
+  reply.server_timing.clear();
+  reply.body = std::move(message);
+  return true;
 }
 
 }  // namespace wsb::beast_stack

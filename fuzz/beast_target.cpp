@@ -40,11 +40,10 @@ std::size_t parse(http::request_parser<http::string_body>& parser, std::string_v
   return used;
 }
 
-// The reply as the server sends it: response_head, then the body.
-std::string serialise(unsigned version, bool keep_alive, const rest::RestResponse& reply) {
-  std::string head;
-  beast_stack::response_head(version, keep_alive, reply, head);
-  return head + reply.body;
+// The reply as the server sends it: its ResponseHead, then the body.
+std::string serialise(beast_stack::ResponseHead& head, unsigned version, bool keep_alive,
+                      const rest::RestResponse& reply) {
+  return std::string(head.of(version, keep_alive, reply)) + reply.body;
 }
 
 void serve(std::string_view input) {
@@ -53,6 +52,7 @@ void serve(std::string_view input) {
   rest::RestHandler handler(service);
   std::string reply_body;
   rest::RestResponse reply(reply_body);
+  beast_stack::ResponseHead head;  // one per connection, as the server keeps it
   while (!input.empty()) {
     http::request_parser<http::string_body> parser;
     beast_stack::configure_parser(parser, limits);
@@ -60,16 +60,17 @@ void serve(std::string_view input) {
     boost::beast::error_code ec;
     const std::size_t used = parse(parser, input, ec);
     input.remove_prefix(used);
-    if (!ec && beast_stack::too_many_fields(parser.get(), limits)) ec = http::error::header_limit;
+    const beast_stack::HeaderView header = beast_stack::scan_header(parser.get());
+    if (!ec && header.fields > limits.max_header_fields) ec = http::error::header_limit;
     if (ec) {
       if (beast_stack::refusal_of(ec, limits, reply))
-        check_http_reply(kTarget, serialise(11, false, reply));
+        check_http_reply(kTarget, serialise(head, 11, false, reply));
       return;
     }
     Request& req = parser.get();
-    handler.handle(beast_stack::rest_request(req, 0, false), reply);
-    check_http_reply(kTarget, serialise(req.version(), req.keep_alive(), reply));
-    if (!req.keep_alive()) return;
+    handler.handle(beast_stack::rest_request(req, header, 0), reply);
+    check_http_reply(kTarget, serialise(head, req.version(), parser.keep_alive(), reply));
+    if (!parser.keep_alive()) return;
   }
 }
 

@@ -137,7 +137,7 @@ class SessionRegistry {
 // examples; each read and write has a deadline. Reads feed Beast's request
 // parser directly (basic_parser::put, what http::async_read does inside,
 // without its composed operation per read); the reply goes out as a fixed
-// header and the body in one writev (response_head).
+// header and the body in one writev (ResponseHead).
 class Session : public std::enable_shared_from_this<Session> {
  public:
   Session(tcp::socket&& socket, Service& service, const ServerOptions& options,
@@ -247,7 +247,8 @@ class Session : public std::enable_shared_from_this<Session> {
   // The header is in: the field limit, then Expect: 100-continue. False if
   // the session went on elsewhere (a refusal or the interim reply).
   bool header_checked() {
-    if (too_many_fields(parser_->get(), options_.limits)) {
+    header_ = scan_header(parser_->get());
+    if (header_.fields > options_.limits.max_header_fields) {
       on_request(http::error::header_limit);
       return false;
     }
@@ -255,7 +256,7 @@ class Session : public std::enable_shared_from_this<Session> {
     // curl sends Expect: 100-continue before a large body and waits a
     // second for this before sending anyway.
     if (parser_->is_done() || parser_->get().version() < 11 ||
-        !beast::iequals(parser_->get()[http::field::expect], "100-continue"))
+        !beast::iequals(header_.expect, "100-continue"))
       return true;
     static constexpr std::string_view kContinue = "HTTP/1.1 100 Continue\r\n\r\n";
     net::async_write(socket_, net::buffer(kContinue.data(), kContinue.size()),
@@ -268,23 +269,23 @@ class Session : public std::enable_shared_from_this<Session> {
   void on_request(beast::error_code ec) {
     if (ec) return refuse_unreadable(ec);
     Request& req = parser_->get();
-    const bool server_timing = req.find(rest::kTimingRequestHeader) != req.end();
     // The served time starts as the request is whole, on a read of its own
     // (Beast's read of the request, including its HTTP parse, is the
     // request's transfer) and ends before the reply's write.
     probe_.serving_starts();
     // No clock read unless the probe or the client wants the points.
-    const std::int64_t received = probe_.active() || server_timing ? now_ns() : 0;
+    const std::int64_t received = probe_.active() || header_.server_timing ? now_ns() : 0;
     probe_.request_read(received);
 
     // Beast's parser accepts HTTP/1.0 and HTTP/1.1 only (bad_version, a
     // 400, otherwise).
-    handler_.handle(rest_request(req, received, server_timing), reply_);
+    handler_.handle(rest_request(req, header_, received), reply_);
 
     ++served_;
     const int max_requests = options_.concurrency.max_keepalive_requests;
-    keep_alive_ = req.keep_alive() && (max_requests == 0 || served_ < max_requests);
-    response_head(req.version(), keep_alive_, reply_, head_);
+    // The parser's reading of Connection, as Beast's message::keep_alive().
+    keep_alive_ = parser_->keep_alive() && (max_requests == 0 || served_ < max_requests);
+    head_ = response_head_.of(req.version(), keep_alive_, reply_);
     request_body_ = std::move(req.body());
     probe_.reply_handed();
     write_response();
@@ -327,7 +328,7 @@ class Session : public std::enable_shared_from_this<Session> {
     // the socket failed (or stop() closed it): nothing to answer.
     if (!refusal_of(ec, options_.limits, reply_)) return;
     keep_alive_ = false;
-    response_head(11, keep_alive_, reply_, head_);
+    head_ = response_head_.of(11, keep_alive_, reply_);
     write_response();
   }
 
@@ -360,7 +361,9 @@ class Session : public std::enable_shared_from_this<Session> {
   // allocated and page-faulted in again on every call.
   std::string request_body_;
   std::string response_body_;
-  std::string head_;  // the reply's status line and header (response_head)
+  HeaderView header_;  // the current request's fields the session and handler read
+  ResponseHead response_head_;
+  std::string_view head_;  // the reply's status line and header, in response_head_
   RestHandler handler_;
   RestResponse reply_{response_body_};        // its strings keep their capacity too
   std::atomic<std::int64_t> deadline_ns_{0};  // now_ns() past which the sweep closes it

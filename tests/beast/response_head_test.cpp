@@ -1,4 +1,4 @@
-// The beast server's fixed reply header (response_head) against Beast's own
+// The beast server's fixed reply header (ResponseHead) against Beast's own
 // serializer: for every kind of reply the REST handler gives, the bytes the
 // server sends are the bytes http::write of the equivalent Beast response
 // would send.
@@ -42,13 +42,12 @@ rest::RestResponse filled(const Reply& r, std::string& body) {
   return res;
 }
 
-// What the server sends: response_head, then the body.
-std::string sent(const Reply& r) {
+// What the server sends: its ResponseHead (one per connection, `head`),
+// then the body.
+std::string sent(beast_stack::ResponseHead& head, const Reply& r) {
   std::string body;
   const rest::RestResponse res = filled(r, body);
-  std::string head;
-  beast_stack::response_head(r.version, r.keep_alive, res, head);
-  return head + body;
+  return std::string(head.of(r.version, r.keep_alive, res)) + body;
 }
 
 // The same reply as a Beast response, built field by field, serialised by
@@ -101,14 +100,38 @@ TEST(ResponseHead, IsWhatBeastSerialisesForEveryKindOfReply) {
   replies[7].allow = "GET, PUT";
   replies[8].server_timing = "parse;dur=0.001, service;dur=0.002, marshal;dur=0.003";
   replies[8].body.assign(100'000, 'x');
-  for (const Reply& r : replies) EXPECT_EQ(sent(r), beast_serialised(r)) << beast_serialised(r);
+  for (const Reply& r : replies) {
+    beast_stack::ResponseHead fresh;
+    EXPECT_EQ(sent(fresh, r), beast_serialised(r)) << beast_serialised(r);
+  }
+  // One connection's head through all of them, twice, each kind after
+  // every other: a reused prefix never carries the previous reply's status,
+  // type, version or framing.
+  beast_stack::ResponseHead connection;
+  for (int round = 0; round < 2; ++round)
+    for (const Reply& r : replies) EXPECT_EQ(sent(connection, r), beast_serialised(r));
+}
+
+// A run of replies that differ only in their body's length: the head is
+// reused up to the Content-Length value, which follows each body.
+TEST(ResponseHead, ReusedHeadCarriesEachBodysLength) {
+  beast_stack::ResponseHead connection;
+  for (const std::size_t bytes : {15, 1, 100'000, 0, 15}) {
+    const Reply r = reply(200, "application/json", std::string(bytes, 'x'));
+    EXPECT_EQ(sent(connection, r), beast_serialised(r));
+  }
+  const Reply other_type = reply(200, "application/xml", "<a/>");
+  EXPECT_EQ(sent(connection, other_type), beast_serialised(other_type));
+  const Reply other_status = reply(404, "application/xml", "<a/>");
+  EXPECT_EQ(sent(connection, other_status), beast_serialised(other_status));
 }
 
 // The comparison catches a header that differs from Beast's: a reply whose
 // Content-Length is not its body's.
 TEST(ResponseHead, ComparisonSeesAWrongContentLength) {
   const Reply r = reply(200, "application/json", "{}");
-  std::string wrong = sent(r);
+  beast_stack::ResponseHead head;
+  std::string wrong = sent(head, r);
   wrong.replace(wrong.find("Content-Length: 2"), 17, "Content-Length: 3");
   EXPECT_NE(wrong, beast_serialised(r));
 }

@@ -21,7 +21,7 @@ constexpr std::string_view kTarget = "beast-request";
 
 // Feeds `input` to `parser` as a socket would deliver it, then the end of
 // the stream; returns the bytes it used.
-std::size_t parse(http::request_parser<http::string_body>& parser, std::string_view input,
+std::size_t parse(beast_stack::RequestParser& parser, std::string_view input,
                   boost::beast::error_code& ec) {
   std::size_t used = 0;
   while (!parser.is_done()) {
@@ -53,8 +53,10 @@ void serve(std::string_view input) {
   std::string reply_body;
   rest::RestResponse reply(reply_body);
   beast_stack::ResponseHead head;  // one per connection, as the server keeps it
+  beast_stack::FieldArena arena;
+  std::optional<beast_stack::RequestParser> parser_slot;
   while (!input.empty()) {
-    http::request_parser<http::string_body> parser;
+    auto& parser = beast_stack::next_parser(parser_slot, arena, std::string());
     beast_stack::configure_parser(parser, limits);
     parser.eager(true);
     boost::beast::error_code ec;

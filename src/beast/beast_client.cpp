@@ -14,6 +14,7 @@
 #include <charconv>
 
 #include "beast/beast_stack.h"
+#include "beast/field_arena.h"
 #include "beast/timed_socket.h"
 #include "common/clock.h"
 #include "common/codec.h"
@@ -276,8 +277,9 @@ class BeastClient final : public Client {
     if (ec) fail("sending the request", ec);
 
     response_body_.clear();  // Beast's string_body appends
-    http::response_parser<http::string_body> parser(std::piecewise_construct,
-                                                    std::make_tuple(std::move(response_body_)));
+    http::response_parser<http::string_body, ArenaAllocator<char>> parser(
+        std::piecewise_construct, std::make_tuple(std::move(response_body_)),
+        std::make_tuple(ArenaAllocator<char>(arena_)));
     parser.body_limit(kMaxResponseBodyBytes);
     http::read(stream_, buffer_, parser, ec);
     auto& res = parser.get();
@@ -343,6 +345,7 @@ class BeastClient final : public Client {
   bool open_ = true;
   std::string closed_because_;
   beast::flat_buffer buffer_;
+  FieldArena arena_;   // the reply's fields, one reply at a time
   Request bodiless_;   // GET, DELETE, POST /queues
   Request with_body_;  // POST /echo, PUT /queues/{id}
   std::string target_;

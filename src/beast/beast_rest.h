@@ -15,18 +15,33 @@
 #include <charconv>
 #include <cstdint>
 #include <iterator>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
 
 #include "beast/beast_stack.h"
+#include "beast/field_arena.h"
 #include "common/transport.h"
 #include "rest/http_negotiation.h"
 #include "rest/rest_handler.h"
 
 namespace wsb::beast_stack {
 
-using Request = boost::beast::http::request<boost::beast::http::string_body>;
+// A request's fields live in its connection's FieldArena.
+using Fields = boost::beast::http::basic_fields<ArenaAllocator<char>>;
+using Request = boost::beast::http::request<boost::beast::http::string_body, Fields>;
+using RequestParser =
+    boost::beast::http::request_parser<boost::beast::http::string_body, ArenaAllocator<char>>;
+
+// A parser for the next request, its fields in `arena`, its body appended
+// to `body` (moved in; cleared first).
+inline RequestParser& next_parser(std::optional<RequestParser>& parser, FieldArena& arena,
+                                  std::string&& body) {
+  body.clear();  // Beast's string_body appends
+  return parser.emplace(std::piecewise_construct, std::make_tuple(std::move(body)),
+                        std::make_tuple(ArenaAllocator<char>(arena)));
+}
 
 inline rest::Method method_of(boost::beast::http::verb method) {
   using boost::beast::http::verb;
@@ -45,9 +60,7 @@ inline rest::Method method_of(boost::beast::http::verb method) {
 }
 
 // Sets up the parser of one request: the one place its limits are set.
-inline void configure_parser(
-    boost::beast::http::request_parser<boost::beast::http::string_body>& parser,
-    const ServerLimits& limits) {
+inline void configure_parser(RequestParser& parser, const ServerLimits& limits) {
   parser.header_limit(static_cast<std::uint32_t>(limits.max_header_bytes));
   parser.body_limit(limits.max_body_bytes);
 }

@@ -197,9 +197,7 @@ class Session : public std::enable_shared_from_this<Session> {
 
   void read_request() {
     if (closing_) return;
-    request_body_.clear();  // Beast's string_body appends
-    parser_.emplace(std::piecewise_construct, std::make_tuple(std::move(request_body_)));
-    configure_parser(*parser_, options_.limits);
+    configure_parser(next_parser(parser_, arena_, std::move(request_body_)), options_.limits);
     expires_after(timeout());
     parse();  // a pipelined request may be in the buffer already
   }
@@ -356,7 +354,8 @@ class Session : public std::enable_shared_from_this<Session> {
   tcp::socket socket_;
   ConnectionProbe probe_;
   beast::flat_buffer buffer_;  // bytes read past the current request stay here
-  std::optional<http::request_parser<http::string_body>> parser_;
+  FieldArena arena_;           // the current request's fields (before parser_, which frees into it)
+  std::optional<RequestParser> parser_;
   // Bodies keep their capacity across requests: a 90 MB body is not
   // allocated and page-faulted in again on every call.
   std::string request_body_;

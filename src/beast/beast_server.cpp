@@ -1,9 +1,10 @@
 // The beast stack's connection handling, shaped like Beast's own
 // http_server_async example: an io_context run by
 // ServerConcurrency::io_threads threads, one asynchronous session per
-// connection with a deadline on every read and write, limits (413, 431, timeouts, connections),
-// keep-alive, a graceful stop. What a request does is RestHandler's business
-// (src/rest/rest_handler.h); docs/servers/stacks/beast.md has the design.
+// connection with a deadline on every read and write, limits (413, 431,
+// timeouts, connections), keep-alive, a graceful stop. What a request does
+// is RestHandler's business (src/rest/rest_handler.h);
+// docs/servers/stacks/beast.md has the design.
 #include <valgrind/valgrind.h>
 
 #include <array>

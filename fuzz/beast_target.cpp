@@ -6,8 +6,6 @@
 // (src/beast/beast_server.cpp), until the input ends or a reply closes.
 #include <boost/asio/buffer.hpp>
 #include <boost/beast/http/parser.hpp>
-#include <boost/beast/http/write.hpp>
-#include <sstream>
 
 #include "beast/beast_rest.h"
 #include "common/codec.h"
@@ -18,13 +16,12 @@ namespace {
 
 namespace http = boost::beast::http;
 using beast_stack::Request;
-using beast_stack::Response;
 
 constexpr std::string_view kTarget = "beast-request";
 
 // Feeds `input` to `parser` as a socket would deliver it, then the end of
 // the stream; returns the bytes it used.
-std::size_t parse(http::request_parser<http::string_body>& parser, std::string_view input,
+std::size_t parse(beast_stack::RequestParser& parser, std::string_view input,
                   boost::beast::error_code& ec) {
   std::size_t used = 0;
   while (!parser.is_done()) {
@@ -43,10 +40,10 @@ std::size_t parse(http::request_parser<http::string_body>& parser, std::string_v
   return used;
 }
 
-std::string serialise(const Response& res) {
-  std::ostringstream out;
-  out << res;
-  return out.str();
+// The reply as the server sends it: its ResponseHead, then the body.
+std::string serialise(beast_stack::ResponseHead& head, unsigned version, bool keep_alive,
+                      const rest::RestResponse& reply) {
+  return std::string(head.of(version, keep_alive, reply)) + reply.body;
 }
 
 void serve(std::string_view input) {
@@ -55,26 +52,27 @@ void serve(std::string_view input) {
   rest::RestHandler handler(service);
   std::string reply_body;
   rest::RestResponse reply(reply_body);
+  beast_stack::ResponseHead head;  // one per connection, as the server keeps it
+  beast_stack::FieldArena arena;
+  std::optional<beast_stack::RequestParser> parser_slot;
   while (!input.empty()) {
-    http::request_parser<http::string_body> parser;
+    auto& parser = beast_stack::next_parser(parser_slot, arena, std::string());
     beast_stack::configure_parser(parser, limits);
     parser.eager(true);
     boost::beast::error_code ec;
     const std::size_t used = parse(parser, input, ec);
     input.remove_prefix(used);
-    if (!ec && beast_stack::too_many_fields(parser.get(), limits)) ec = http::error::header_limit;
+    const beast_stack::HeaderView header = beast_stack::scan_header(parser.get());
+    if (!ec && header.fields > limits.max_header_fields) ec = http::error::header_limit;
     if (ec) {
-      if (const auto refusal = beast_stack::refusal_of(ec, limits))
-        check_http_reply(kTarget, serialise(*refusal));
+      if (beast_stack::refusal_of(ec, limits, reply))
+        check_http_reply(kTarget, serialise(head, 11, false, reply));
       return;
     }
     Request& req = parser.get();
-    handler.handle(beast_stack::rest_request(req, 0, false), reply);
-    Response res(std::piecewise_construct, std::make_tuple(std::move(reply_body)));
-    beast_stack::fill_response(req, reply, res);
-    check_http_reply(kTarget, serialise(res));
-    reply_body = std::move(res.body());
-    if (!res.keep_alive()) return;
+    handler.handle(beast_stack::rest_request(req, header, 0), reply);
+    check_http_reply(kTarget, serialise(head, req.version(), parser.keep_alive(), reply));
+    if (!parser.keep_alive()) return;
   }
 }
 

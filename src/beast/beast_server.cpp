@@ -1,10 +1,10 @@
 // The beast stack's connection handling, shaped like Beast's own
 // http_server_async example: an io_context run by
 // ServerConcurrency::io_threads threads, one asynchronous session per
-// connection on a beast::tcp_stream with a deadline on every read and
-// write, limits (413, 431, timeouts, connections), keep-alive, a graceful
-// stop. What a request does is RestHandler's business
-// (src/rest/rest_handler.h); docs/servers/stacks/beast.md has the design.
+// connection with a deadline on every read and write, limits (413, 431,
+// timeouts, connections), keep-alive, a graceful stop. What a request does
+// is RestHandler's business (src/rest/rest_handler.h);
+// docs/servers/stacks/beast.md has the design.
 #include <valgrind/valgrind.h>
 
 #include <array>
@@ -14,15 +14,15 @@
 #include <boost/asio/post.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/strand.hpp>
+#include <boost/asio/write.hpp>
 #include <boost/beast/core/bind_handler.hpp>
+#include <boost/beast/core/buffer_traits.hpp>
+#include <boost/beast/core/buffers_suffix.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
 #include <boost/beast/core/string.hpp>
-#include <boost/beast/core/tcp_stream.hpp>
-#include <boost/beast/http/empty_body.hpp>
 #include <boost/beast/http/error.hpp>
-#include <boost/beast/http/read.hpp>
+#include <boost/beast/http/parser.hpp>
 #include <boost/beast/http/string_body.hpp>
-#include <boost/beast/http/write.hpp>
 #include <functional>
 #include <future>
 #include <mutex>
@@ -135,7 +135,10 @@ class SessionRegistry {
 // One connection: read a request, hand it to RestHandler, write the reply,
 // again while the connection is kept alive. Every step is an asynchronous
 // operation holding the session alive (shared_from_this), as in Beast's
-// examples; each read and write has a deadline.
+// examples; each read and write has a deadline. Reads feed Beast's request
+// parser directly (basic_parser::put, what http::async_read does inside,
+// without its composed operation per read); the reply goes out as a fixed
+// header and the body in one writev (ResponseHead).
 class Session : public std::enable_shared_from_this<Session> {
  public:
   Session(tcp::socket&& socket, Service& service, const ServerOptions& options,
@@ -143,10 +146,12 @@ class Session : public std::enable_shared_from_this<Session> {
       : options_(options),
         registry_(registry),
         resume_accept_(std::move(resume_accept)),
-        stream_(std::move(socket)),
-        probe_(ConnectionProbe::for_socket(stream_.socket().native_handle())),
+        socket_(std::move(socket)),
+        probe_(ConnectionProbe::for_socket(socket_.native_handle())),
         handler_(service) {
     buffer_.reserve(kReadBufferBytes);
+    beast::error_code ignored;  // a blocking socket still works, one round trip slower
+    socket_.non_blocking(true, ignored);
   }
 
   ~Session() {
@@ -155,7 +160,7 @@ class Session : public std::enable_shared_from_this<Session> {
 
   void start() {
     // On the session's executor (its strand with several I/O threads).
-    net::dispatch(stream_.get_executor(),
+    net::dispatch(socket_.get_executor(),
                   beast::bind_front_handler(&Session::read_request, shared_from_this()));
   }
 
@@ -169,9 +174,10 @@ class Session : public std::enable_shared_from_this<Session> {
   // stop(): ends whatever the session waits for; its handlers then see
   // operation_aborted and let it go.
   void close() {
-    net::post(stream_.get_executor(), [self = shared_from_this()] {
+    net::post(socket_.get_executor(), [self = shared_from_this()] {
       self->closing_ = true;
-      self->stream_.close();
+      beast::error_code ignored;
+      self->socket_.close(ignored);
     });
   }
 
@@ -192,78 +198,125 @@ class Session : public std::enable_shared_from_this<Session> {
 
   void read_request() {
     if (closing_) return;
-    request_body_.clear();  // Beast's string_body appends
-    parser_.emplace(std::piecewise_construct, std::make_tuple(std::move(request_body_)));
-    configure_parser(*parser_, options_.limits);
+    configure_parser(next_parser(parser_, arena_, std::move(request_body_)), options_.limits);
     expires_after(timeout());
-    http::async_read_header(stream_, buffer_, *parser_,
-                            beast::bind_front_handler(&Session::on_header, shared_from_this()));
+    parse();  // a pipelined request may be in the buffer already
   }
 
-  void on_header(beast::error_code ec, std::size_t) {
-    if (!ec && too_many_fields(parser_->get(), options_.limits)) ec = http::error::header_limit;
-    if (ec || parser_->is_done()) return on_request(ec);
+  // Parses what the buffer holds; reads more while the request is not
+  // whole. The parser stops once after the header (eager is off until it
+  // is checked) and keeps what it cannot use yet in the buffer.
+  void parse() {
+    beast::error_code ec;
+    while (buffer_.size() != 0 && !parser_->is_done()) {
+      const bool had_header = parser_->is_header_done();
+      const std::size_t used = parser_->put(buffer_.data(), ec);
+      buffer_.consume(used);
+      if (ec == http::error::need_more || (!ec && used == 0)) break;
+      if (ec) return on_request(ec);
+      if (!had_header && parser_->is_header_done() && !header_checked()) return;
+    }
+    if (parser_->is_done()) return on_request({});
+    read_more();
+  }
+
+  void read_more() {
+    // As http::async_read sizes its reads: the buffer's free space, at
+    // least 512 bytes, at most 64 KiB.
+    const std::size_t size = std::min<std::size_t>(
+        std::max<std::size_t>(512, buffer_.capacity() - buffer_.size()), kReadBufferBytes);
+    socket_.async_read_some(buffer_.prepare(size),
+                            beast::bind_front_handler(&Session::on_read, shared_from_this()));
+  }
+
+  void on_read(beast::error_code ec, std::size_t n) {
+    buffer_.commit(n);
+    if (ec == net::error::eof) {
+      // As Beast's read: the end of the stream inside a message is
+      // partial_message, between messages end_of_stream.
+      if (parser_->got_some())
+        parser_->put_eof(ec);
+      else
+        ec = http::error::end_of_stream;
+    }
+    if (ec) return on_request(ec);
+    parse();
+  }
+
+  // The header is in: the field limit, then Expect: 100-continue. False if
+  // the session went on elsewhere (a refusal or the interim reply).
+  bool header_checked() {
+    header_ = scan_header(parser_->get());
+    if (header_.fields > options_.limits.max_header_fields) {
+      on_request(http::error::header_limit);
+      return false;
+    }
+    parser_->eager(true);  // the body as far as the buffer holds it
     // curl sends Expect: 100-continue before a large body and waits a
     // second for this before sending anyway.
-    if (parser_->get().version() >= 11 &&
-        beast::iequals(parser_->get()[http::field::expect], "100-continue")) {
-      continue_.emplace(http::status::continue_, 11);
-      http::async_write(stream_, *continue_,
-                        [self = shared_from_this()](beast::error_code write_ec, std::size_t) {
-                          self->continue_.reset();
-                          if (write_ec) return;
-                          self->read_body();
-                        });
-      return;
-    }
-    read_body();
-  }
-
-  void read_body() {
-    http::async_read(
-        stream_, buffer_, *parser_,
-        [self = shared_from_this()](beast::error_code ec, std::size_t) { self->on_request(ec); });
+    if (parser_->is_done() || parser_->get().version() < 11 ||
+        !beast::iequals(header_.expect, "100-continue"))
+      return true;
+    static constexpr std::string_view kContinue = "HTTP/1.1 100 Continue\r\n\r\n";
+    net::async_write(socket_, net::buffer(kContinue.data(), kContinue.size()),
+                     [self = shared_from_this()](beast::error_code ec, std::size_t) {
+                       if (!ec) self->parse();
+                     });
+    return false;
   }
 
   void on_request(beast::error_code ec) {
     if (ec) return refuse_unreadable(ec);
     Request& req = parser_->get();
-    const bool server_timing = req.find(rest::kTimingRequestHeader) != req.end();
     // The served time starts as the request is whole, on a read of its own
     // (Beast's read of the request, including its HTTP parse, is the
     // request's transfer) and ends before the reply's write.
     probe_.serving_starts();
     // No clock read unless the probe or the client wants the points.
-    const std::int64_t received = probe_.active() || server_timing ? now_ns() : 0;
+    const std::int64_t received = probe_.active() || header_.server_timing ? now_ns() : 0;
     probe_.request_read(received);
 
     // Beast's parser accepts HTTP/1.0 and HTTP/1.1 only (bad_version, a
     // 400, otherwise).
-    handler_.handle(rest_request(req, received, server_timing), reply_);
+    handler_.handle(rest_request(req, header_, received), reply_);
 
-    Response& res =
-        response_.emplace(std::piecewise_construct, std::make_tuple(std::move(response_body_)));
-    fill_response(req, reply_, res);
     ++served_;
     const int max_requests = options_.concurrency.max_keepalive_requests;
-    if (max_requests != 0 && served_ >= max_requests) res.keep_alive(false);
+    // The parser's reading of Connection, as Beast's message::keep_alive().
+    keep_alive_ = parser_->keep_alive() && (max_requests == 0 || served_ < max_requests);
+    head_ = response_head_.of(req.version(), keep_alive_, reply_);
     request_body_ = std::move(req.body());
     probe_.reply_handed();
     write_response();
   }
 
+  // Straight to the socket first, as nginx writes: a reply the socket's
+  // send buffer takes whole (every small one) goes out in this call, with
+  // no completion to queue and no extra turn of the event loop; what it
+  // does not take waits for the socket. Pipelined requests behind it are
+  // served from a posted handler, so a long pipeline does not recurse.
   void write_response() {
     expires_after(timeout());
-    http::async_write(stream_, *response_,
-                      beast::bind_front_handler(&Session::on_write, shared_from_this()));
+    beast::buffers_suffix<std::array<net::const_buffer, 2>> reply(
+        std::array<net::const_buffer, 2>{net::buffer(head_), net::buffer(response_body_)});
+    beast::error_code ec;
+    const std::size_t sent =
+        socket_.write_some(reply, ec);  // one sendmsg; the socket is non-blocking
+    if (ec && ec != net::error::would_block) return;
+    reply.consume(ec ? 0 : sent);
+    if (beast::buffer_bytes(reply) == 0) {
+      if (buffer_.size() == 0) return on_write({}, sent);
+      return net::post(socket_.get_executor(),
+                       beast::bind_front_handler(&Session::on_write, shared_from_this(),
+                                                 beast::error_code{}, sent));
+    }
+    net::async_write(socket_, reply,
+                     beast::bind_front_handler(&Session::on_write, shared_from_this()));
   }
 
   void on_write(beast::error_code ec, std::size_t) {
-    const bool keep_alive = response_->keep_alive();
-    response_body_ = std::move(response_->body());
-    response_.reset();
     if (ec) return;
-    if (!keep_alive) return linger_close();
+    if (!keep_alive_) return linger_close();
     read_request();
   }
 
@@ -272,9 +325,9 @@ class Session : public std::enable_shared_from_this<Session> {
   void refuse_unreadable(const beast::error_code& ec) {
     // Otherwise the client closed between requests, the deadline passed, or
     // the socket failed (or stop() closed it): nothing to answer.
-    std::optional<Response> refusal = refusal_of(ec, options_.limits);
-    if (!refusal) return;
-    response_.emplace(std::move(*refusal));
+    if (!refusal_of(ec, options_.limits, reply_)) return;
+    keep_alive_ = false;
+    head_ = response_head_.of(11, keep_alive_, reply_);
     write_response();
   }
 
@@ -282,7 +335,7 @@ class Session : public std::enable_shared_from_this<Session> {
   // linger time is up (see kLingerTotal).
   void linger_close() {
     beast::error_code ignored;
-    stream_.socket().shutdown(tcp::socket::shutdown_send, ignored);
+    socket_.shutdown(tcp::socket::shutdown_send, ignored);
     linger_until_ = std::chrono::steady_clock::now() + kLingerTotal;
     linger_read();
   }
@@ -290,7 +343,7 @@ class Session : public std::enable_shared_from_this<Session> {
   void linger_read() {
     if (closing_ || std::chrono::steady_clock::now() >= linger_until_) return;
     expires_after(kLingerIdle);
-    stream_.async_read_some(net::buffer(sink_),
+    socket_.async_read_some(net::buffer(sink_),
                             [self = shared_from_this()](beast::error_code ec, std::size_t) {
                               if (!ec) self->linger_read();
                             });
@@ -299,20 +352,23 @@ class Session : public std::enable_shared_from_this<Session> {
   const ServerOptions& options_;
   SessionRegistry& registry_;
   std::function<void()> resume_accept_;
-  beast::tcp_stream stream_;
+  tcp::socket socket_;
   ConnectionProbe probe_;
   beast::flat_buffer buffer_;  // bytes read past the current request stay here
-  std::optional<http::request_parser<http::string_body>> parser_;
-  std::optional<http::response<http::empty_body>> continue_;
-  std::optional<Response> response_;
+  FieldArena arena_;           // the current request's fields (before parser_, which frees into it)
+  std::optional<RequestParser> parser_;
   // Bodies keep their capacity across requests: a 90 MB body is not
   // allocated and page-faulted in again on every call.
   std::string request_body_;
   std::string response_body_;
+  HeaderView header_;  // the current request's fields the session and handler read
+  ResponseHead response_head_;
+  std::string_view head_;  // the reply's status line and header, in response_head_
   RestHandler handler_;
   RestResponse reply_{response_body_};        // its strings keep their capacity too
   std::atomic<std::int64_t> deadline_ns_{0};  // now_ns() past which the sweep closes it
   int served_ = 0;                            // requests answered on this connection
+  bool keep_alive_ = true;                    // of the reply being written
   bool closing_ = false;                      // stop() closed the stream
   std::chrono::steady_clock::time_point linger_until_;
   std::array<char, 16 * 1024> sink_{};  // what a lingering client still sends

@@ -119,6 +119,10 @@ std::optional<Format> format_of_content_type(std::string_view content_type) {
 
 std::optional<Format> negotiate(std::string_view accept, bool text_allowed, Format preferred) {
   if (trim(accept).empty()) return preferred;
+  // What clients send most: exactly one of the binary-safe types, which
+  // the ranges below would pick alone (a tenth of their instructions).
+  for (const Format f : {Format::json, Format::xml, Format::protobuf})
+    if (accept == media_type(f)) return f;
   // Per format: the q of the most specific matching range so far.
   std::array<double, 4> q{};
   std::array<int, 4> specificity{};

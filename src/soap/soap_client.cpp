@@ -33,10 +33,12 @@
 // anything else (transport failure, a reply that does not parse)
 // "gsoap/<codec>: <gSOAP's description>".
 #include <sys/socket.h>
+#include <unistd.h>
 
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <system_error>
 #include <utility>
 
 #include "common/clock.h"
@@ -44,6 +46,7 @@
 #include "common/phases.h"
 #include "common/service.h"
 #include "soap/soap_binding.h"
+#include "soap/soap_socket_io.h"
 #include "soap/soap_stack.h"
 #include "soapwsbenchProxy.h"
 
@@ -63,8 +66,6 @@ constexpr int kConnectTimeoutSeconds = 10;
 // the header present (WS-I BP R2744); with no action gSOAP leaves it out.
 constexpr char kAction[] = "";
 
-using SendFn = int (*)(Context*, const char*, std::size_t);
-using RecvFn = std::size_t (*)(Context*, char*, std::size_t);
 using OpenFn = SOAP_SOCKET (*)(Context*, const char*, const char*, int);
 using ParseHeaderFn = int (*)(Context*, const char*, const char*);
 // The request header that asks for the server's phases (phases.h).
@@ -88,14 +89,14 @@ class GsoapClient final : public Client {
     ctx->user = this;
     // A peer that closes first must not SIGPIPE the process.
     ctx->socket_flags = MSG_NOSIGNAL;
-    ctx->recv_timeout = kIdleTimeoutSeconds;
-    ctx->send_timeout = kIdleTimeoutSeconds;
+    // The idle timeout is the kernel's, on the socket (open_once): gSOAP's
+    // would cost a select() before every recv and send (soap_socket_io.h).
+    ctx->recv_timeout = 0;
+    ctx->send_timeout = 0;
     ctx->connect_timeout = kConnectTimeoutSeconds;
     apply_input_limits(ctx, kMaxResponseBytes);
     proxy_.soap_endpoint = url_.c_str();
 
-    send_ = ctx->fsend;
-    recv_ = ctx->frecv;
     open_ = ctx->fopen;
     parse_header_ = ctx->fparsehdr;
     ctx->fparsehdr = &GsoapClient::header_callback;
@@ -232,6 +233,7 @@ class GsoapClient final : public Client {
     if (attachments_ != Attachments::inline_base64) soap_set_mime(proxy_.soap, nullptr, nullptr);
     // gSOAP sends the extra header once and forgets it: set per call.
     server_timing_.reset();
+    io_stop_ = IoStop::none;
     if (timing_asked_) proxy_.soap->http_extra_header = kTimingRequest.c_str();
   }
 
@@ -292,6 +294,9 @@ class GsoapClient final : public Client {
       return name_ + ": the connection to " + url_ +
              " was closed; not reconnecting (a client keeps one connection)";
     }
+    if (io_stop_ != IoStop::none)
+      return name_ + ": no byte moved to or from " + url_ + " for " +
+             std::to_string(kIdleTimeoutSeconds) + " s (the client's idle timeout)";
     const int error = ctx->error;
     std::string what;
     if (error == SOAP_FAULT || error == SOAP_CLI_FAULT || error == SOAP_SVR_FAULT) {
@@ -326,12 +331,12 @@ class GsoapClient final : public Client {
     // ahead of the server's, which on one vCPU can run inside the send.
     GsoapClient& c = self(ctx);
     mark(c.timeline_, kRequestWritten);
-    return c.send_(ctx, data, size);
+    return socket_send(ctx, data, size, c.io_stop_);
   }
 
   static std::size_t timed_recv(Context* ctx, char* buf, std::size_t size) {
     GsoapClient& c = self(ctx);
-    const std::size_t n = c.recv_(ctx, buf, size);
+    const std::size_t n = socket_recv(ctx, buf, size, c.io_stop_);
     if (n > 0) mark(c.timeline_, kResponseReceived);
     return n;
   }
@@ -351,7 +356,17 @@ class GsoapClient final : public Client {
       return SOAP_INVALID_SOCKET;
     }
     c.opened_ = true;
-    return c.open_(ctx, endpoint, host, port);
+    const SOAP_SOCKET socket = c.open_(ctx, endpoint, host, port);
+    if (!soap_valid_socket(socket)) return socket;
+    try {
+      set_socket_timeouts(socket, kIdleTimeoutSeconds);
+    } catch (const std::system_error& e) {
+      ::close(socket);
+      soap_set_receiver_error(ctx, "cannot set the connection's timeouts", e.what(),
+                              SOAP_TCP_ERROR);
+      return SOAP_INVALID_SOCKET;
+    }
+    return socket;
   }
 
   const Attachments attachments_;
@@ -360,12 +375,11 @@ class GsoapClient final : public Client {
   wsbenchProxy proxy_;
   // The reply's structs are released after the call: move out of them.
   const Unbinder unbinder_{name_};
-  SendFn send_ = nullptr;
   ParseHeaderFn parse_header_ = nullptr;
   bool timing_asked_ = false;
   std::optional<ServerDurations> server_timing_;  // of the last reply, if asked
-  RecvFn recv_ = nullptr;
   OpenFn open_ = nullptr;
+  IoStop io_stop_ = IoStop::none;  // a timeout ended the last call's read or write
   bool opened_ = false;
   bool reconnect_refused_ = false;
   Kind kind_ = Kind::text;

@@ -25,11 +25,10 @@
 #include "common/transport.h"
 #include "soap/soap_binding.h"
 #include "soap/soap_operations.h"
+#include "soap/soap_socket_io.h"
 
 namespace wsb::soap::server_detail {
 
-using SendFn = int (*)(Context*, const char*, std::size_t);
-using RecvFn = std::size_t (*)(Context*, char*, std::size_t);
 using CloseFn = int (*)(Context*, SOAP_SOCKET);
 using ParseFn = int (*)(Context*);
 using ParseHeaderFn = int (*)(Context*, const char*, const char*);
@@ -55,6 +54,7 @@ struct Connection : Exchange {
   ULONG64 request_bytes = 0;             // read for the current request
   bool over_limit = false;               // the current request outgrew max_body
   bool peer_eof = false;                 // the peer stopped sending during it
+  IoStop io_stop = IoStop::none;         // a timeout ended a read or write
   ULONG64 max_body = 0;                  // ServerLimits::max_body_bytes
   bool chunked = false;                  // the request has a Transfer-Encoding
   bool length_declared = false;          // the body's end is its Content-Length...
@@ -100,11 +100,10 @@ struct Connection : Exchange {
 
 inline Connection& connection_of(Context* ctx) { return *static_cast<Connection*>(ctx->user); }
 
-// The engine's I/O functions, taken from a fresh context: the callbacks
-// (soap_engine_callbacks.cpp) add to them and hand over.
+// The engine's own callbacks, taken from a fresh context: the connection's
+// (soap_engine_callbacks.cpp) add to them and hand over. Reads and writes
+// are soap_socket_io.h's, not gSOAP's.
 struct EngineIo {
-  SendFn send;
-  RecvFn recv;
   CloseFn close;
   ShutdownFn shutdown;
   ParseFn parse;

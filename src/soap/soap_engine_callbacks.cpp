@@ -23,8 +23,8 @@ const EngineIo& engine_io() {
   static const EngineIo io = [] {
     Context* ctx = soap_new();
     if (ctx == nullptr) throw std::bad_alloc();
-    const EngineIo fns{ctx->fsend,  ctx->frecv,     ctx->fclosesocket, ctx->fshutdownsocket,
-                       ctx->fparse, ctx->fparsehdr, ctx->fresponse};
+    const EngineIo fns{ctx->fclosesocket, ctx->fshutdownsocket, ctx->fparse, ctx->fparsehdr,
+                       ctx->fresponse};
     soap_free(ctx);
     return fns;
   }();
@@ -37,7 +37,7 @@ const EngineIo& engine_io() {
 std::size_t raw_recv(Context* ctx, char* buf, std::size_t size) {
   Connection& c = connection_of(ctx);
   if (!soap_valid_socket(ctx->socket)) return 0;
-  if (c.memory_out == nullptr) return engine_io().recv(ctx, buf, size);
+  if (c.memory_out == nullptr) return socket_recv(ctx, buf, size, c.io_stop);
   const std::size_t n = std::min(size, c.memory_in.size());
   std::memcpy(buf, c.memory_in.data(), n);
   c.memory_in.remove_prefix(n);
@@ -47,7 +47,7 @@ std::size_t raw_recv(Context* ctx, char* buf, std::size_t size) {
 int raw_send(Context* ctx, const char* data, std::size_t size) {
   Connection& c = connection_of(ctx);
   if (!soap_valid_socket(ctx->socket)) return SOAP_EOF;
-  if (c.memory_out == nullptr) return engine_io().send(ctx, data, size);
+  if (c.memory_out == nullptr) return socket_send(ctx, data, size, c.io_stop);
   c.memory_out->append(data, size);
   return SOAP_OK;
 }
@@ -138,6 +138,12 @@ int refuse_bad_request(Context* ctx, std::string_view why) {
 
 namespace {
 
+// Why a request over soap::transfer_timeout is refused.
+std::string request_too_slow(const Context* ctx) {
+  return "the request body took longer than " + std::to_string(ctx->transfer_timeout) +
+         " s to arrive";
+}
+
 // One read of the request as it arrives, checked and counted: 0 at its end,
 // at the size limit or on a refusal.
 std::size_t receive(Context* ctx, Connection& c, char* buf, std::size_t size) {
@@ -158,7 +164,15 @@ std::size_t receive(Context* ctx, Connection& c, char* buf, std::size_t size) {
     n = raw_recv(ctx, buf, size);
   }
   if (bounded) c.body_left -= n;
-  if (n == 0) c.peer_eof = true;
+  if (n == 0 && c.io_stop == IoStop::none) c.peer_eof = true;
+  // A request cut short by a timeout is answered with 408 (a wait between
+  // requests just ends the connection).
+  if (n == 0 && c.io_stop != IoStop::none && c.header_parsed && c.refusal.empty()) {
+    c.refusal = c.io_stop == IoStop::idle ? "no byte of the request body came for " +
+                                                std::to_string(c.limits->keepalive_timeout_s) + " s"
+                                          : request_too_slow(ctx);
+    c.refusal_status = 408;
+  }
   if (n > 0 && !c.header_parsed && c.request_bytes == 0 &&
       !starts_like_http(std::string_view(buf, n))) {
     refuse_raw(ctx, 400, "Bad Request", "the request is not HTTP/1.x\n");
@@ -223,8 +237,7 @@ bool hold_chunked_body(Context* ctx, Connection& c) {
     if (ctx->transfer_timeout > 0 &&
         std::chrono::steady_clock::now() - started > std::chrono::seconds(ctx->transfer_timeout)) {
       std::vector<std::string>().swap(c.held);
-      c.refusal = "the request body took longer than " + std::to_string(ctx->transfer_timeout) +
-                  " s to arrive";
+      c.refusal = request_too_slow(ctx);
       c.refusal_status = 408;
       return false;
     }

@@ -105,6 +105,7 @@ void serve_requests(Connection& c, Operations& operations) {
     c.next_request_at = 0;
     c.over_limit = false;
     c.peer_eof = false;
+    c.io_stop = IoStop::none;
     c.timing_asked = false;
     c.timing.end();
     c.last_recv_ns = 0;

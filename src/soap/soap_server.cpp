@@ -33,6 +33,7 @@
 #include "soap/soap_binding.h"
 #include "soap/soap_connection.h"
 #include "soap/soap_operations.h"
+#include "soap/soap_socket_io.h"
 #include "soap/soap_stack.h"
 
 namespace wsb::soap {
@@ -172,8 +173,11 @@ class GsoapServer final : public Server {
     soap_set_imode(ctx, SOAP_IO_KEEPALIVE | SOAP_C_UTFSTRING | SOAP_XML_STRICT);
     soap_set_omode(ctx, SOAP_IO_KEEPALIVE | SOAP_C_UTFSTRING);
     ctx->max_keep_alive = 0;
-    ctx->recv_timeout = limits.keepalive_timeout_s;
-    ctx->send_timeout = limits.keepalive_timeout_s;
+    // The idle timeout (ServerLimits::keepalive_timeout_s) is the kernel's,
+    // on each accepted socket (accept_loop): gSOAP's would cost a select()
+    // before every recv and send (soap_socket_io.h).
+    ctx->recv_timeout = 0;
+    ctx->send_timeout = 0;
     // A peer that closes first must not SIGPIPE the process.
     ctx->socket_flags = MSG_NOSIGNAL;
     apply_input_limits(ctx, limits.max_body_bytes);
@@ -183,9 +187,13 @@ class GsoapServer final : public Server {
     ctx->fget = get_callback;
     ctx->fparse = parse_callback;
     ctx->fparsehdr = header_callback;
-    // "Alive": soap_send_fault polls the socket first and would not answer
-    // a peer that has only stopped sending (shutdown(SHUT_WR)).
-    ctx->fpoll = [](Context*) { return SOAP_OK; };
+    // soap_send_fault polls the socket before it answers. "Alive", or it
+    // would not answer a peer that has only stopped sending
+    // (shutdown(SHUT_WR)); but "gone" after an end of input (the peer
+    // closed, a timeout, a request cut off at a limit, which the serve loop
+    // answers itself), which gSOAP answers with a 500 fault when its
+    // recv_timeout and send_timeout are 0, and not at all when they are set.
+    ctx->fpoll = [](Context* soap) { return soap->error == SOAP_EOF ? SOAP_EOF : SOAP_OK; };
     ctx->user = nullptr;
   }
 
@@ -237,6 +245,17 @@ class GsoapServer final : public Server {
       // The copy owns the connection; the master keeps only the listener.
       master_->socket = SOAP_INVALID_SOCKET;
       ctx->master = SOAP_INVALID_SOCKET;
+      try {
+        // gSOAP leaves an accepted socket non-blocking (for its accept
+        // timeout); the connection's reads and writes block, the kernel
+        // ending each wait after the idle timeout.
+        set_socket_timeouts(ctx->socket, options_.limits.keepalive_timeout_s);
+      } catch (const std::exception& e) {
+        std::fprintf(stderr, "%s: connection refused: %s\n", kServerName, e.what());
+        soap_force_closesock(ctx);
+        free_context(ctx);
+        continue;
+      }
       start_connection(ctx);
     }
   }

@@ -150,17 +150,18 @@ class SoapCodec final : public StagedCodec {
 
   void read(std::string_view wire) override {
     received_ = nullptr;
+    input_ = framing_ == OutputFraming::chunked ? dechunk(wire) : wire;
     // gSOAP's base64 reader takes malformed padding; that alone is checked
-    // before it reads (docs/reference/codecs.md says which leniencies stay).
+    // before it reads, on the message (chunk framing would split its text;
+    // docs/reference/codecs.md says which leniencies stay).
     if (const std::string why =
             XmlTextCheck::base64_elements(attachments_ != Attachments::inline_base64,
-                                          base64_element_names(), is_base64_element, wire);
+                                          base64_element_names(), is_base64_element, input_);
         !why.empty())
       fail(why);
     if (fresh()) read_ctx_ = new_read_context();
     Context* ctx = read_ctx_.get();
     release_message(ctx);
-    input_ = framing_ == OutputFraming::chunked ? dechunk(wire) : wire;
     // What wsbenchProxy::recv_get does (soap_begin_recv also recognises an
     // MTOM package by its leading MIME boundary and parses its parts).
     if (soap_begin_recv(ctx) || soap_envelope_begin_in(ctx) || soap_recv_header(ctx) ||

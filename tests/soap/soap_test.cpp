@@ -84,7 +84,8 @@ TEST(UnusedDeclarations, NamesADeclarationNothingUses) {
 // default output writes after its counting pass, in HTTP chunks.
 TEST_F(SoapCodecTest, ChunkedOutputCarriesTheSameEnvelopeInHttpChunks) {
   const auto chunked = soap::make_soap_chunked_codec();
-  for (const char* label : {"ints/200", "message-a/100", "binary/1MiB", "gml/10"}) {
+  for (const char* label :
+       {"ints/200", "message-a/100", "message-b/128KiB", "binary/1MiB", "gml/10"}) {
     SCOPED_TRACE(label);
     const Payload payload = generate(parse_spec(label));
     const std::string plain = encode(*soap_, payload);

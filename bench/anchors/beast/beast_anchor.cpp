@@ -19,6 +19,7 @@
 #include <optional>
 #include <thread>
 
+#include "anchors/ping_echo_client.h"
 #include "common/codec.h"
 #include "common/placement.h"
 #include "common/service.h"  // kPingReply
@@ -221,7 +222,7 @@ class AnchorServer final : public Server {
 
 // The example's client, kept connected: a request and a response made per
 // call, the flat_buffer kept, as the example keeps it for its one read.
-class AnchorClient final : public Client {
+class AnchorClient final : public PingEchoClient {
  public:
   explicit AnchorClient(const Endpoint& server) : host_(server.to_string()), stream_(io_) {
     bst::error_code ec;
@@ -262,25 +263,7 @@ class AnchorClient final : public Client {
     body_ = std::move(req.body());
   }
 
-  void get(const PayloadSpec&, Payload&) override { unsupported("get"); }
-  std::string register_client() override { unsupported("register"); }
-  void send_message(const std::string&, const Message&) override { unsupported("send"); }
-  void receive_messages(const std::string&, std::vector<Message>&) override {
-    unsupported("receive");
-  }
-  void unregister_client(const std::string&) override { unsupported("unregister"); }
-  std::string primes(std::uint32_t) override { unsupported("primes"); }
-  std::string define(const std::string&) override { unsupported("define"); }
-  void put(const std::string&, const std::string&) override { unsupported("put"); }
-
-  // No probes: every point stays 0.
-  const Timeline& last_timeline() const override { return timeline_; }
-
  private:
-  [[noreturn]] static void unsupported(const char* op) {
-    throw CallError(std::string(op) + " is not an operation of the anchor");
-  }
-
   // The fields the beast stack's client sends, in its order, so that both
   // put the same bytes on the wire (the example sends Host and User-Agent).
   void set_fields(Request& req) const {
@@ -313,7 +296,6 @@ class AnchorClient final : public Client {
   std::unique_ptr<Codec> codec_ = find_codec("json").make();
   std::string body_;
   Payload payload_;
-  Timeline timeline_{};
 };
 
 }  // namespace

@@ -18,6 +18,7 @@
 #include <string>
 
 #include "anchors/gsoap/gsoap_anchor.h"
+#include "anchors/ping_echo_client.h"
 #include "soap/soap_binding.h"
 #include "soapwsbenchProxy.h"
 
@@ -26,7 +27,7 @@ namespace {
 
 constexpr char kAction[] = "";
 
-class AnchorClient final : public Client {
+class AnchorClient final : public PingEchoClient {
  public:
   explicit AnchorClient(const Endpoint& server)
       : url_("http://" + server.to_string() + "/"), proxy_(url_.c_str(), SOAP_IO_KEEPALIVE) {}
@@ -60,26 +61,9 @@ class AnchorClient final : public Client {
     soap::release_message(proxy_.soap);
   }
 
-  void get(const PayloadSpec&, Payload&) override { unsupported("get"); }
-  std::string register_client() override { unsupported("register"); }
-  void send_message(const std::string&, const Message&) override { unsupported("send"); }
-  void receive_messages(const std::string&, std::vector<Message>&) override {
-    unsupported("receive");
-  }
-  void unregister_client(const std::string&) override { unsupported("unregister"); }
-  std::string primes(std::uint32_t) override { unsupported("primes"); }
-  std::string define(const std::string&) override { unsupported("define"); }
-  void put(const std::string&, const std::string&) override { unsupported("put"); }
-
-  const Timeline& last_timeline() const override { return timeline_; }
-
   std::uint16_t local_port() const override { return soap::socket_port(proxy_.soap->socket); }
 
  private:
-  [[noreturn]] static void unsupported(const char* op) {
-    throw CallError(std::string(op) + " is not an operation of the anchor");
-  }
-
   // gSOAP's account of the failed call, as soap_sprint_fault writes it.
   [[noreturn]] void fail() {
     char text[1024];
@@ -91,7 +75,6 @@ class AnchorClient final : public Client {
   const std::string url_;
   wsbenchProxy proxy_;
   const soap::Unbinder unbinder_{"gsoap anchor"};
-  Timeline timeline_{};  // no probes: every point 0
 };
 
 }  // namespace

@@ -10,6 +10,7 @@
 #include <xmlrpc-c/client_transport.hpp>
 #include <xmlrpc-c/girerr.hpp>
 
+#include "anchors/ping_echo_client.h"
 #include "anchors/xmlrpc-c/xmlrpc_anchor.h"
 #include "common/codec.h"
 #include "xmlrpc/xmlrpc_api.h"
@@ -21,11 +22,7 @@ namespace {
 using wsb::xmlrpc::kEcho;
 using wsb::xmlrpc::kPing;
 
-[[noreturn]] void not_ours(const char* op) {
-  throw CallError(std::string(op) + " is not an operation of the anchor");
-}
-
-class AnchorClient final : public Client {
+class AnchorClient final : public PingEchoClient {
  public:
   explicit AnchorClient(const Endpoint& server)
       : carriage_("http://" + server.to_string() + wsb::xmlrpc::kRpcPath) {}
@@ -52,18 +49,6 @@ class AnchorClient final : public Client {
     }
   }
 
-  void get(const PayloadSpec&, Payload&) override { not_ours("get"); }
-  std::string register_client() override { not_ours("register"); }
-  void send_message(const std::string&, const Message&) override { not_ours("send"); }
-  void receive_messages(const std::string&, std::vector<Message>&) override { not_ours("receive"); }
-  void unregister_client(const std::string&) override { not_ours("unregister"); }
-  std::string primes(std::uint32_t) override { not_ours("primes"); }
-  std::string define(const std::string&) override { not_ours("define"); }
-  void put(const std::string&, const std::string&) override { not_ours("put"); }
-
-  // No phase points: an anchor has no probes.
-  const Timeline& last_timeline() const override { return timeline_; }
-
  private:
   // A transport failure or a fault is a CallError. An rpcOutcome takes
   // one result only: a new one per call.
@@ -84,7 +69,6 @@ class AnchorClient final : public Client {
   xmlrpc_c::clientXmlTransport_curl transport_;
   xmlrpc_c::client_xml client_{&transport_};
   xmlrpc_c::carriageParm_curl0 carriage_;
-  Timeline timeline_{};
 };
 
 }  // namespace

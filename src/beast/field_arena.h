@@ -27,10 +27,10 @@ class FieldArena {
     return block_ + at;
   }
 
-  void deallocate(void* p, std::size_t bytes) noexcept {
+  void deallocate(void* p) noexcept {
     const std::less_equal<const void*> at_or_before;
     if (!at_or_before(block_, p) || at_or_before(block_ + kBytes, p)) {
-      ::operator delete(p, bytes);
+      ::operator delete(p);  // unsized: clang before 19 lacks sized delete by default
       return;
     }
     if (--live_ == 0) used_ = 0;
@@ -55,7 +55,7 @@ class ArenaAllocator {
   T* allocate(std::size_t n) {
     return static_cast<T*>(arena_->allocate(n * sizeof(T), alignof(T)));
   }
-  void deallocate(T* p, std::size_t n) noexcept { arena_->deallocate(p, n * sizeof(T)); }
+  void deallocate(T* p, std::size_t) noexcept { arena_->deallocate(p); }
 
   FieldArena* arena() const noexcept { return arena_; }
 

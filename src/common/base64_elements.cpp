@@ -118,7 +118,10 @@ class Names {
     std::uint32_t word = 0;
     if (any_head_ || size - at < sizeof word) return true;
     std::memcpy(&word, data + at, sizeof word);
-    return (word == heads_[0]) | (word == heads_[1]) | (word == heads_[2]) | (word == heads_[3]);
+    // One test, no branch per name (clang's -Wbitwise-instead-of-logical
+    // wants the ints spelled out).
+    return (static_cast<int>(word == heads_[0]) | static_cast<int>(word == heads_[1]) |
+            static_cast<int>(word == heads_[2]) | static_cast<int>(word == heads_[3])) != 0;
   }
   // The length of the name of the start tag whose local name begins at
   // `at`, or 0 if none is there.
@@ -187,8 +190,19 @@ std::size_t candidate_sse2(const char* data, std::size_t& i, std::size_t size, c
   return npos;
 }
 
-#pragma GCC push_options
-#pragma GCC target("avx2")
+// The AVX2 functions below, lambdas included, compile for AVX2 and run
+// only where the CPU has it (use_avx2); GCC and clang spell the region
+// differently.
+#if defined(__clang__)
+#define WSB_AVX2_BEGIN \
+  _Pragma("clang attribute push(__attribute__((target(\"avx2\"))), apply_to = function)")
+#define WSB_AVX2_END _Pragma("clang attribute pop")
+#else
+#define WSB_AVX2_BEGIN _Pragma("GCC push_options") _Pragma("GCC target(\"avx2\")")
+#define WSB_AVX2_END _Pragma("GCC pop_options")
+#endif
+
+WSB_AVX2_BEGIN
 
 // 128 bytes a round: the loop's own instructions are a fifth of a round.
 std::size_t candidate_avx2(const char* data, std::size_t& i, std::size_t size, const Names& names) {
@@ -225,7 +239,7 @@ std::size_t candidate_avx2(const char* data, std::size_t& i, std::size_t size, c
   return candidate_sse2(data, i, size, names);
 }
 
-#pragma GCC pop_options
+WSB_AVX2_END
 
 // Plain base64 text: bytes above '*' (so no whitespace, '&' or, as signed,
 // bytes above 0x7f) other than '<' (0x3c) and '=' (0x3d). Other bytes
@@ -247,8 +261,7 @@ std::size_t plain_blocks_sse2(const char* data, std::size_t i, std::size_t size)
   return i;
 }
 
-#pragma GCC push_options
-#pragma GCC target("avx2")
+WSB_AVX2_BEGIN
 
 std::size_t plain_blocks_avx2(const char* data, std::size_t i, std::size_t size) {
   const __m256i star = _mm256_set1_epi8('*'), mask = _mm256_set1_epi8(static_cast<char>(0xfe));
@@ -267,7 +280,7 @@ std::size_t plain_blocks_avx2(const char* data, std::size_t i, std::size_t size)
   return plain_blocks_sse2(data, i, size);
 }
 
-#pragma GCC pop_options
+WSB_AVX2_END
 
 bool use_avx2() {
   static const bool has = __builtin_cpu_supports("avx2");

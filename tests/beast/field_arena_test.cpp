@@ -28,11 +28,11 @@ TEST(FieldArena, BlockIsReusedOnceEverythingInItIsFreed) {
   void* b = arena.allocate(100, 8);
   EXPECT_TRUE(in_block(arena, a));
   EXPECT_NE(a, b);
-  arena.deallocate(a, 100);
+  arena.deallocate(a);
   void* c = arena.allocate(100, 8);  // b is still live: no reuse yet
   EXPECT_NE(c, a);
-  arena.deallocate(b, 100);
-  arena.deallocate(c, 100);
+  arena.deallocate(b);
+  arena.deallocate(c);
   EXPECT_EQ(arena.allocate(100, 8), a);  // empty again: from the start
 }
 
@@ -40,7 +40,7 @@ TEST(FieldArena, WhatDoesNotFitComesFromTheHeap) {
   FieldArena arena;
   void* big = arena.allocate(FieldArena::kBytes + 1, 8);
   EXPECT_FALSE(in_block(arena, big));
-  arena.deallocate(big, FieldArena::kBytes + 1);  // operator delete: ASan sees a mismatch
+  arena.deallocate(big);  // operator delete: ASan sees a mismatch
   void* small = arena.allocate(16, 8);
   EXPECT_TRUE(in_block(arena, small));
 }

@@ -100,6 +100,10 @@ TEST_F(JsonSimdjsonTest, MembersInAnyOrderDuplicatesAndUnknownOnesDecodeAlike) {
     expect_agree(
         object(std::string(R"("id":1,"x":)") + bad + R"(,"name":"a","value":1,"active":true)"),
         false);
+  for (const char* number : {"123456789012345678901234567890", "-0.0e-999999", "1e308"})
+    expect_agree(
+        object(std::string(R"("id":1,"x":)") + number + R"(,"name":"a","value":1,"active":true)"),
+        true);
   // An escaped member name is the name it spells.
   expect_agree(object(R"("\u0069d":1,"name":"a","value":1,"active":true)"), true);
   // Missing members, and optional ones absent.
@@ -116,6 +120,9 @@ TEST_F(JsonSimdjsonTest, TheBodyIsOneObjectWithOneMemberAndNothingAfter) {
                            "null", "1", R"("text")", R"({"ints":[1,2])", R"({"ints":[1,2]]})",
                            R"({"unknown":1})", R"({"ints":{}})", R"({"ints":[1,[2]]})", ""})
     expect_agree(body, false);
+  // RapidJSON alone stopped at a NUL byte and ignored what followed it.
+  for (const std::string tail : {"x", "{}", ""})
+    expect_agree(std::string(R"({"ints":[1]})") + '\0' + tail, false);
 }
 
 TEST_F(JsonSimdjsonTest, DeepNestingIsRefusedNotRecursedInto) {

@@ -84,22 +84,28 @@ void bytes_of(od::value v, const char* what, Bytes& out) {
   }
 }
 
+// Refuses a container nested deeper than json's limit, counted from the
+// document's root as json counts it (the root object is level 1).
+void check_depth(const od::value& v) {
+  if (v.current_depth() > static_cast<std::int32_t>(kMaxNestingDepth))
+    fail("arrays and objects nested deeper than " + std::to_string(kMaxNestingDepth));
+}
+
 // The whole of a value nobody reads (an unknown or duplicate member):
 // On Demand would skip it unchecked.
-void validate(od::value v, std::size_t depth) {
-  if (depth > kMaxNestingDepth)
-    fail("arrays and objects nested deeper than " + std::to_string(kMaxNestingDepth));
+void validate(od::value v) {
   switch (get(v.type(), "a value", "JSON")) {
     case od::json_type::object:
+      check_depth(v);
       for (auto field : object(v, "a value")) {
         od::field f = get(std::move(field), "a member", "a member");
         get(f.unescaped_key(), "a member name", "a string");
-        validate(f.value(), depth + 1);
+        validate(f.value());
       }
       return;
     case od::json_type::array:
-      for (auto item : array(v, "a value"))
-        validate(get(std::move(item), "an item", "a value"), depth + 1);
+      check_depth(v);
+      for (auto item : array(v, "a value")) validate(get(std::move(item), "an item", "a value"));
       return;
     case od::json_type::number:
       double_of(v, "a number");
@@ -130,7 +136,7 @@ void members(od::value v, const char* what, const char* const (&names)[N], OnMem
     std::size_t i = 0;
     while (i < N && key != names[i]) ++i;
     if (i == N || (seen & (1u << i)) != 0) {
-      validate(f.value(), 1);
+      validate(f.value());
       continue;
     }
     seen |= 1u << i;

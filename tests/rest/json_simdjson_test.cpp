@@ -129,6 +129,14 @@ TEST_F(JsonSimdjsonTest, DeepNestingIsRefusedNotRecursedInto) {
   const std::string deep = std::string(100000, '[') + std::string(100000, ']');
   expect_agree(object(R"("id":1,"x":)" + deep + R"(,"name":"a","value":1,"active":true)"), false);
   expect_agree(R"({"ints":)" + deep + "}", false);
+  // json's limit counts from the root object (level 1): here the object
+  // array and its object are levels 2 and 3, so 253 levels in x are the
+  // most it takes.
+  for (const std::size_t levels : {253, 254}) {
+    const std::string nested = std::string(levels, '[') + std::string(levels, ']');
+    expect_agree(object(R"("id":1,"x":)" + nested + R"(,"name":"a","value":1,"active":true)"),
+                 levels == 253);
+  }
   const std::string shallow = std::string(200, '[') + std::string(200, ']');
   expect_agree(object(R"("id":1,"x":)" + shallow + R"(,"name":"a","value":1,"active":true)"), true);
 }

@@ -84,28 +84,25 @@ void bytes_of(od::value v, const char* what, Bytes& out) {
   }
 }
 
-// Refuses a container nested deeper than json's limit, counted from the
-// document's root as json counts it (the root object is level 1).
-void check_depth(const od::value& v) {
-  if (v.current_depth() > static_cast<std::int32_t>(kMaxNestingDepth))
-    fail("arrays and objects nested deeper than " + std::to_string(kMaxNestingDepth));
-}
-
 // The whole of a value nobody reads (an unknown or duplicate member):
-// On Demand would skip it unchecked.
-void validate(od::value v) {
-  switch (get(v.type(), "a value", "JSON")) {
+// On Demand would skip it unchecked. `level` is the nesting level the value
+// has if it is an array or object, counted as json counts it (the body's
+// object is level 1), so that both refuse the same depth.
+void validate(od::value v, std::size_t level) {
+  const od::json_type type = get(v.type(), "a value", "JSON");
+  if ((type == od::json_type::object || type == od::json_type::array) && level > kMaxNestingDepth)
+    fail("arrays and objects nested deeper than " + std::to_string(kMaxNestingDepth));
+  switch (type) {
     case od::json_type::object:
-      check_depth(v);
       for (auto field : object(v, "a value")) {
         od::field f = get(std::move(field), "a member", "a member");
         get(f.unescaped_key(), "a member name", "a string");
-        validate(f.value());
+        validate(f.value(), level + 1);
       }
       return;
     case od::json_type::array:
-      check_depth(v);
-      for (auto item : array(v, "a value")) validate(get(std::move(item), "an item", "a value"));
+      for (auto item : array(v, "a value"))
+        validate(get(std::move(item), "an item", "a value"), level + 1);
       return;
     case od::json_type::number:
       double_of(v, "a number");
@@ -122,12 +119,12 @@ void validate(od::value v) {
   }
 }
 
-// Each member of `obj` in document order to on_member(index in `names`,
-// value); the first of duplicates only, unknown ones validated and
-// ignored. Every name not in `optional` is required.
+// Each member of the object `v` (at nesting `level`) in document order to
+// on_member(index in `names`, value); the first of duplicates only, unknown
+// ones validated and ignored. Every name not in `optional` is required.
 template <std::size_t N, class OnMember>
-void members(od::value v, const char* what, const char* const (&names)[N], OnMember on_member,
-             std::initializer_list<std::size_t> optional = {}) {
+void members(od::value v, std::size_t level, const char* what, const char* const (&names)[N],
+             OnMember on_member, std::initializer_list<std::size_t> optional = {}) {
   static_assert(N <= 32);
   std::uint32_t seen = 0;
   for (auto field : object(v, what)) {
@@ -136,7 +133,7 @@ void members(od::value v, const char* what, const char* const (&names)[N], OnMem
     std::size_t i = 0;
     while (i < N && key != names[i]) ++i;
     if (i == N || (seen & (1u << i)) != 0) {
-      validate(f.value());
+      validate(f.value(), level + 1);
       continue;
     }
     seen |= 1u << i;
@@ -163,11 +160,11 @@ void expect_type(std::optional<std::string>& type, const char* expected) {
   if (type != expected) fail(std::string("\"type\" must be \"") + expected + "\"");
 }
 
-Record record(od::value v) {
+Record record(od::value v, std::size_t level) {
   static constexpr const char* kNames[] = {"title",    "author",   "body",  "sequence", "created",
                                            "priority", "category", "flags", "ttl"};
   Record r;
-  members(v, "record", kNames, [&r](std::size_t i, od::value m) {
+  members(v, level, "record", kNames, [&r](std::size_t i, od::value m) {
     switch (i) {
       case 0:
         r.title = string_of(m, "title");
@@ -201,12 +198,12 @@ Record record(od::value v) {
   return r;
 }
 
-Message message(od::value v) {
+Message message(od::value v, std::size_t level) {
   static constexpr const char* kNames[] = {"recipient", "sender",  "authToken",
                                            "timestamp", "records", "attachment"};
   Message m;
-  members(v, "message", kNames,
-          [&m](std::size_t i, od::value member) {
+  members(v, level, "message", kNames,
+          [&m, level](std::size_t i, od::value member) {
             switch (i) {
               case 0:
                 m.meta.recipient = string_of(member, "recipient");
@@ -221,7 +218,8 @@ Message message(od::value v) {
                 m.meta.timestamp = int64_of(member, "timestamp");
                 break;
               case 4:
-                each(member, "records", m.records, record);
+                each(member, "records", m.records,
+                     [level](od::value r) { return record(r, level + 2); });
                 break;
               default:
                 bytes_of(member, "attachment", m.attachment);
@@ -252,13 +250,13 @@ void footprint(od::value rings, std::vector<Point>& out) {
   if (count != 1) fail("a building's Polygon must have exactly one ring");
 }
 
-Building feature(od::value v) {
+Building feature(od::value v, std::size_t level) {
   static constexpr const char* kFeature[] = {"type", "id", "properties", "geometry"};
   static constexpr const char* kProperties[] = {"name", "height", "floors"};
   static constexpr const char* kGeometry[] = {"type", "coordinates"};
   Building b;
   std::optional<std::string> type, geometry_type;
-  members(v, "feature", kFeature, [&](std::size_t i, od::value m) {
+  members(v, level, "feature", kFeature, [&](std::size_t i, od::value m) {
     switch (i) {
       case 0:
         type = string_of(m, "type");
@@ -267,7 +265,7 @@ Building feature(od::value v) {
         b.id = string_of(m, "id");
         break;
       case 2:
-        members(m, "properties", kProperties, [&b](std::size_t j, od::value p) {
+        members(m, level + 1, "properties", kProperties, [&b](std::size_t j, od::value p) {
           if (j == 0)
             b.name = string_of(p, "name");
           else if (j == 1)
@@ -277,7 +275,7 @@ Building feature(od::value v) {
         });
         break;
       default:
-        members(m, "geometry", kGeometry, [&](std::size_t j, od::value g) {
+        members(m, level + 1, "geometry", kGeometry, [&](std::size_t j, od::value g) {
           if (j == 0)
             geometry_type = string_of(g, "type");
           else
@@ -290,21 +288,22 @@ Building feature(od::value v) {
   return b;
 }
 
-BuildingCollection buildings(od::value v) {
+BuildingCollection buildings(od::value v, std::size_t level) {
   static constexpr const char* kNames[] = {"type", "features"};
   BuildingCollection p;
   std::optional<std::string> type;
-  members(v, "buildings", kNames, [&](std::size_t i, od::value m) {
+  members(v, level, "buildings", kNames, [&](std::size_t i, od::value m) {
     if (i == 0)
       type = string_of(m, "type");
     else
-      each(m, "features", p.buildings, feature);
+      each(m, "features", p.buildings, [level](od::value f) { return feature(f, level + 2); });
   });
   expect_type(type, "FeatureCollection");
   return p;
 }
 
-// The body's one member, by name.
+// The body's one member, by name; the body's object is level 1, so an
+// object or array as the member's value is level 2.
 Payload payload(std::string_view kind, od::value v) {
   if (kind == "text") return Text{string_of(v, "text")};
   if (kind == "ints") {
@@ -322,7 +321,7 @@ Payload payload(std::string_view kind, od::value v) {
     ObjectArray p;
     each(v, "objects", p.values, [](od::value item) {
       Object o;
-      members(item, "object", kNames, [&o](std::size_t i, od::value m) {
+      members(item, 3, "object", kNames, [&o](std::size_t i, od::value m) {
         switch (i) {
           case 0:
             o.id = int32_of(m, "id");
@@ -342,10 +341,10 @@ Payload payload(std::string_view kind, od::value v) {
     });
     return p;
   }
-  if (kind == "message") return message(v);
+  if (kind == "message") return message(v, 2);
   if (kind == "messages") {
     MessageList p;
-    each(v, "messages", p.messages, message);
+    each(v, "messages", p.messages, [](od::value m) { return message(m, 3); });
     return p;
   }
   if (kind == "binary") {
@@ -353,7 +352,7 @@ Payload payload(std::string_view kind, od::value v) {
     bytes_of(v, "binary", p.data);
     return p;
   }
-  if (kind == "buildings") return buildings(v);
+  if (kind == "buildings") return buildings(v, 2);
   fail("unknown payload member '" + std::string(kind) + "'");
 }
 

@@ -27,7 +27,7 @@ class JsonSimdjsonTest : public ::testing::Test {
   }
   // Both decoders agree on `wire`; `accepted` says which way.
   void expect_agree(const std::string& wire, bool accepted) {
-    SCOPED_TRACE(wire.substr(0, 200));
+    SCOPED_TRACE(std::to_string(wire.size()) + " bytes: " + wire.substr(0, 200));
     const auto [by_rapidjson, rapidjson_error] = outcome(*json_, wire);
     const auto [by_simdjson, simdjson_error] = outcome(*simdjson_, wire);
     EXPECT_EQ(by_rapidjson.has_value(), accepted) << rapidjson_error;
@@ -136,6 +136,15 @@ TEST_F(JsonSimdjsonTest, DeepNestingIsRefusedNotRecursedInto) {
     const std::string nested = std::string(levels, '[') + std::string(levels, ']');
     expect_agree(object(R"("id":1,"x":)" + nested + R"(,"name":"a","value":1,"active":true)"),
                  levels == 253);
+  }
+  // In a message list's record: list 2, message 3, records 4, record 5.
+  for (const std::size_t levels : {251, 252}) {
+    const std::string nested = std::string(levels, '[') + std::string(levels, ']');
+    expect_agree(R"({"messages":[{"recipient":"r","sender":"s","authToken":"t","timestamp":1,)"
+                 R"("records":[{"title":"t","author":"a","body":"b","sequence":1,"created":2,)"
+                 R"("priority":3,"category":4,"flags":5,"ttl":6,"x":)" +
+                     nested + "}]}]}",
+                 levels == 251);
   }
   const std::string shallow = std::string(200, '[') + std::string(200, ']');
   expect_agree(object(R"("id":1,"x":)" + shallow + R"(,"name":"a","value":1,"active":true)"), true);

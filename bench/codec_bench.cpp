@@ -57,11 +57,22 @@ void report(benchmark::State& state, const Payload& payload, std::size_t wire_by
 
 // Encodes, decodes and compares before anything is timed. A fast wrong
 // number is worse than none, so a mismatch skips the case with the reason.
-bool verified(benchmark::State& state, Codec& codec, const Payload& payload, std::string& wire) {
+// A second decode path (`primary` non-null: json-simdjson of json's bytes)
+// must also decode the wire bytes to what the primary codec's own decode
+// gives.
+bool verified(benchmark::State& state, Codec& codec, const Payload& payload, std::string& wire,
+              const CodecEntry* primary) {
   codec.encode(payload, wire);
   Payload decoded;
   codec.decode(wire, decoded);
-  const std::string difference = describe_difference(payload, decoded, codec.double_fidelity());
+  std::string difference = describe_difference(payload, decoded, codec.double_fidelity());
+  if (difference.empty() && primary != nullptr) {
+    Payload by_primary;
+    primary->make()->decode(wire, by_primary);
+    difference = describe_difference(by_primary, decoded, codec.double_fidelity());
+    if (!difference.empty())
+      difference = "the same bytes decode otherwise with " + primary->name + ": " + difference;
+  }
   if (!difference.empty()) {
     state.SkipWithError(("verification failed: " + difference).c_str());
     return false;
@@ -119,7 +130,7 @@ void consuming_unbind_loop(benchmark::State& state, CodecStages& stages, std::st
 }
 
 void run_step(benchmark::State& state, const CodecEntry& entry, Step step, const PayloadSpec& spec,
-              Allocation allocation) {
+              Allocation allocation, const CodecEntry* primary = nullptr) {
   const Payload& payload = cached_payload(spec);
   const auto codec = entry.make();
   codec->set_allocation(allocation);
@@ -132,7 +143,7 @@ void run_step(benchmark::State& state, const CodecEntry& entry, Step step, const
     return;
   }
   std::string wire;
-  if (!verified(state, *codec, payload, wire)) return;
+  if (!verified(state, *codec, payload, wire, primary)) return;
   CodecStages* stages = codec->stages();
   std::string out;
   Payload decoded;
@@ -195,9 +206,9 @@ void run_step(benchmark::State& state, const CodecEntry& entry, Step step, const
 // Skips instead of aborting the whole run: one codec's failure on one
 // payload must not lose what the other cases measure.
 void guarded_step(benchmark::State& state, const CodecEntry& entry, Step step,
-                  const PayloadSpec& spec, Allocation allocation) {
+                  const PayloadSpec& spec, Allocation allocation, const CodecEntry* primary) {
   try {
-    run_step(state, entry, step, spec, allocation);
+    run_step(state, entry, step, spec, allocation, primary);
   } catch (const std::exception& e) {
     state.SkipWithError((std::string(step_name(step)) + " failed: " + e.what()).c_str());
   }
@@ -239,6 +250,16 @@ StageInfo stage_info(const CodecEntry& entry) {
 
 bool stage_available(const StageInfo& info, Step step) {
   return (step == Step::bind || step == Step::write) ? info.encode : info.decode;
+}
+
+// The codec whose bytes a second decode path reads (json for
+// json-simdjson), among the registered ones; null for any other codec.
+const CodecEntry* primary_of(const std::vector<CodecEntry>& codecs, const CodecEntry& entry) {
+  if (entry.decode_path_of.empty()) return nullptr;
+  const auto it = std::find_if(codecs.begin(), codecs.end(), [&entry](const CodecEntry& c) {
+    return c.name == entry.decode_path_of;
+  });
+  return it == codecs.end() ? &find_codec(entry.decode_path_of) : &*it;
 }
 
 // Iterations of an unbind row whose every iteration needs a read first.
@@ -299,12 +320,13 @@ void register_codec_benchmarks(const std::vector<CodecEntry>& codecs, Sweep swee
       if (step == Step::encode && !entry.decode_path_of.empty()) continue;
       // None of the sweep's payloads is a text; a text's encode is a copy.
       if (entry.texts_only) continue;
+      const CodecEntry* primary = primary_of(codecs, entry);
       for (const auto& spec : payloads) {
         const std::string name =
             std::string(step_name(step)) + "/" + entry.name + "/" + spec.label();
         auto* b = benchmark::RegisterBenchmark(
-            name.c_str(), [&entry, step, spec, allocation](benchmark::State& s) {
-              guarded_step(s, entry, step, spec, allocation);
+            name.c_str(), [&entry, step, spec, allocation, primary](benchmark::State& s) {
+              guarded_step(s, entry, step, spec, allocation, primary);
             });
         if (step == Step::unbind && info.unbind_consumes) {
           b->UseManualTime();

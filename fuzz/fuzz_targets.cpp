@@ -109,7 +109,7 @@ namespace {
 
 // The dictionary of a codec's wire format.
 std::string dictionary_of(const std::string& codec) {
-  if (codec == "json") return "json.dict";
+  if (codec.starts_with("json")) return "json.dict";
   if (codec == "protobuf" || codec == "text") return "";
   if (codec == "xmlrpc") return "xmlrpc.dict";
   if (codec.starts_with("soap")) return "soap.dict";

@@ -478,6 +478,10 @@ class JsonCodec final : public Codec, public CodecStages {
     if (result.IsError())
       fail(std::string(rapidjson::GetParseError_En(result.Code())) + " at offset " +
            std::to_string(result.Offset()));
+    // RapidJSON's MemoryStream reads a NUL byte as the end of its input, so
+    // it stops there and ignores the bytes after it.
+    if (bytes.Tell() != wire.size())
+      fail("content after the document at offset " + std::to_string(bytes.Tell()));
   }
 
   void unbind(Payload& out) override {

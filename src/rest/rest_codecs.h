@@ -1,4 +1,4 @@
-// REST body codecs: JSON (RapidJSON), XML (libxml2), Protocol Buffers, and
+// REST body codecs: JSON (RapidJSON; simdjson decodes it too), XML (libxml2), Protocol Buffers, and
 // text/plain for texts.
 #pragma once
 
@@ -9,6 +9,8 @@
 namespace wsb::rest {
 
 std::unique_ptr<Codec> make_json_codec();
+// The same JSON, decoded with simdjson's On Demand API.
+std::unique_ptr<Codec> make_json_simdjson_codec();
 std::unique_ptr<Codec> make_xml_codec();
 // The same XML, decoded through a libxml2 document tree (read, then walk).
 std::unique_ptr<Codec> make_xml_dom_codec();

@@ -38,11 +38,32 @@ class OffByOneCodec final : public Codec {
   std::unique_ptr<Codec> json_ = find_codec("json").make();
 };
 
-// Registered here only: bench's registry never holds it.
+// A second decode path of json's bytes (json-simdjson) that drops a field:
+// every object's name, as if it skipped the member.
+class DropsNameCodec final : public Codec {
+ public:
+  void encode(const Payload& in, std::string& out) override { simdjson_->encode(in, out); }
+  void decode(std::string_view wire, Payload& out) override {
+    simdjson_->decode(wire, out);
+    if (auto* objects = std::get_if<ObjectArray>(&out))
+      for (auto& o : objects->values) o.name.clear();
+  }
+  std::string content_type() const override { return simdjson_->content_type(); }
+
+ private:
+  std::unique_ptr<Codec> simdjson_ = find_codec("json-simdjson").make();
+};
+
+// Registered here only: bench's registry never holds them.
 const std::vector<CodecEntry>& faulty_codecs() {
   static const std::vector<CodecEntry> codecs = {
       {"off-by-one", "json whose decode gets the first int wrong",
-       [] { return std::make_unique<OffByOneCodec>(); }, nullptr}};
+       [] { return std::make_unique<OffByOneCodec>(); }, nullptr},
+      {"drops-name", "json-simdjson whose decode drops each object's name",
+       [] { return std::make_unique<DropsNameCodec>(); }, nullptr, "json"},
+      // Right itself, but beside a primary decode that is wrong.
+      {"simdjson-of-off-by-one", "json-simdjson reading off-by-one's bytes",
+       find_codec("json-simdjson").make, nullptr, "off-by-one"}};
   return codecs;
 }
 
@@ -55,6 +76,43 @@ TEST(FaultyCodec, ItsEncodeAndDecodeCasesSkipWithVerificationFailed) {
   for (const auto& row : rows) {
     EXPECT_TRUE(row.skipped) << row.name << " was timed";
     EXPECT_NE(row.message.find("verification failed"), std::string::npos)
+        << row.name << ": " << row.message;
+  }
+}
+
+TEST(FaultyCodec, ADecodePathThatDropsAFieldSkipsWithVerificationFailed) {
+  const auto rows = run_cases("^(encode|decode)/drops-name/objects/200$", [] {
+    bench::register_codec_benchmarks(faulty_codecs(), bench::Sweep::standard, Strings::plain, 0,
+                                     Allocation::reuse);
+  });
+  ASSERT_EQ(rows.size(), 2u) << "a decode path has decode rows only, two repetitions";
+  for (const auto& row : rows) {
+    EXPECT_TRUE(row.skipped) << row.name << " was timed";
+    EXPECT_NE(row.message.find("verification failed"), std::string::npos)
+        << row.name << ": " << row.message;
+  }
+}
+
+TEST(FaultyCodec, ADecodePathIsCheckedAgainstItsPrimaryCodecsDecode) {
+  // json-simdjson decodes right; the primary it is compared with does not.
+  const auto rows = run_cases("^decode/(json-simdjson|simdjson-of-off-by-one)/ints/200$", [] {
+    bench::register_codec_benchmarks(faulty_codecs(), bench::Sweep::standard, Strings::plain, 0,
+                                     Allocation::reuse);
+    // Registration keeps references to the entries.
+    static const std::vector<CodecEntry> simdjson = {find_codec("json-simdjson")};
+    bench::register_codec_benchmarks(simdjson, bench::Sweep::standard, Strings::plain, 0,
+                                     Allocation::reuse);
+  });
+  ASSERT_EQ(rows.size(), 4u);
+  for (const auto& row : rows) {
+    if (row.name.find("off-by-one") == std::string::npos) {
+      EXPECT_FALSE(row.skipped) << row.name << ": " << row.message;
+      continue;
+    }
+    EXPECT_TRUE(row.skipped) << row.name << " was timed";
+    EXPECT_NE(row.message.find("verification failed: the same bytes decode otherwise with "
+                               "off-by-one"),
+              std::string::npos)
         << row.name << ": " << row.message;
   }
 }

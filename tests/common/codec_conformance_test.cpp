@@ -284,10 +284,10 @@ TEST(Fidelity, ToleranceAppliesOnlyToDoubles) {
             "");
 }
 
-TEST(Registry, ListsTheNineCodecsAndRejectsUnknownNames) {
+TEST(Registry, ListsTheTenCodecsAndRejectsUnknownNames) {
   EXPECT_EQ(codec_names(),
-            (std::vector<std::string>{"soap", "soap-mtom", "soap-swa", "xmlrpc", "json", "xml",
-                                      "xml-dom", "protobuf", "text"}));
+            (std::vector<std::string>{"soap", "soap-mtom", "soap-swa", "xmlrpc", "json",
+                                      "json-simdjson", "xml", "xml-dom", "protobuf", "text"}));
   EXPECT_THROW(find_codec("corba"), std::invalid_argument);
 }
 

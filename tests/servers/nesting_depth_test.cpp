@@ -29,10 +29,10 @@ std::string repeat(std::string_view s, std::size_t n) {
   return out;
 }
 
-// `depth` levels of the codec's own nesting, well-formed: arrays for JSON,
-// elements for the XML codecs, groups for protobuf.
+// `depth` levels of the codec's own nesting, well-formed: arrays for JSON
+// (json, json-simdjson), elements for the XML codecs, groups for protobuf.
 std::string nesting(std::string_view codec, std::size_t depth) {
-  if (codec == "json") return repeat("[", depth) + repeat("]", depth);
+  if (codec.starts_with("json")) return repeat("[", depth) + repeat("]", depth);
   if (codec == "protobuf") return repeat("\x0b", depth) + repeat("\x0c", depth);  // field 1 groups
   return repeat("<a>", depth) + repeat("</a>", depth);
 }
@@ -45,7 +45,7 @@ std::string nesting(std::string_view codec, std::size_t depth) {
 std::string deep_body(std::string_view codec, std::string_view content, std::size_t depth) {
   if (codec == "protobuf") return nesting(codec, depth);
   std::string body = std::string(content);
-  if (codec == "json") {
+  if (codec.starts_with("json")) {
     const std::string quoted = "\"" + std::string(kMarker) + "\"";
     const auto at = body.find(quoted);
     if (at == std::string::npos) throw std::logic_error("no marker in the echo request");

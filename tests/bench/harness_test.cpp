@@ -90,6 +90,35 @@ TEST(HttpSizes, RejectsWhatIsNotHttp) {
   EXPECT_THROW(http_sizes(kResponse.substr(0, kResponse.size() - 5)), std::runtime_error);
 }
 
+// A frame: 24-bit length, type, flags, 31-bit stream id, payload.
+std::string h2_frame(unsigned char type, std::uint32_t stream, const std::string& payload) {
+  std::string f;
+  f += static_cast<char>(payload.size() >> 16);
+  f += static_cast<char>((payload.size() >> 8) & 0xff);
+  f += static_cast<char>(payload.size() & 0xff);
+  f += static_cast<char>(type);
+  f += '\x04';
+  for (int shift = 24; shift >= 0; shift -= 8) f += static_cast<char>((stream >> shift) & 0xff);
+  return f + payload;
+}
+
+TEST(HttpSizes, SplitsHttp2FramesIntoDataAndTheRest) {
+  const std::string preface = "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";       // 24
+  const std::string stream = preface + h2_frame(0x4, 0, "") +           // SETTINGS: 9
+                             h2_frame(0x1, 1, "hpack") +                // HEADERS: 9 + 5
+                             h2_frame(0x0, 1, std::string(300, 'd')) +  // DATA: 9 + 300
+                             h2_frame(0x8, 0, "wind");                  // WINDOW_UPDATE: 9 + 4
+  const HttpSizes s = http_sizes(stream);
+  EXPECT_EQ(s.bodies, 300u);
+  EXPECT_EQ(s.headers, 24u + 9u + 14u + 9u + 13u);
+  EXPECT_EQ(s.messages, 1u);
+  // Without the preface (a reply, or a capture started mid-connection).
+  EXPECT_EQ(http_sizes(h2_frame(0x1, 1, "ab") + h2_frame(0x1, 1, "c")).messages, 2u);
+  // A frame cut short is not HTTP/2.
+  EXPECT_THROW(http_sizes(stream.substr(0, stream.size() - 1)), std::runtime_error);
+  EXPECT_THROW(http_sizes(stream.substr(0, 30)), std::runtime_error);
+}
+
 // A server that answers each kRequest with kInterim and kResponse, written
 // separately, the way a server sends an interim response.
 class ScriptedServer {

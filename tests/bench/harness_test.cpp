@@ -282,6 +282,16 @@ TEST(TcpFloor, SetsTheSocketOptionsItIsGivenOnBothEnds) {
   EXPECT_NE(plain.client_socket().send_buffer, 2 * 65536);
 }
 
+// The port of an IPv4 or IPv6 address (gRPC's sockets are IPv6 with
+// IPv4-mapped addresses); -1 for another family.
+int port_of(const sockaddr_storage& address) {
+  if (address.ss_family == AF_INET)
+    return ntohs(reinterpret_cast<const sockaddr_in&>(address).sin_port);
+  if (address.ss_family == AF_INET6)
+    return ntohs(reinterpret_cast<const sockaddr_in6&>(address).sin6_port);
+  return -1;
+}
+
 // A connected TCP socket of this process with local port `local` and peer
 // port `peer` (0: any); -1 if none.
 int find_socket(std::uint16_t local, std::uint16_t peer) {
@@ -290,14 +300,12 @@ int find_socket(std::uint16_t local, std::uint16_t peer) {
   int found = -1;
   while (const dirent* entry = ::readdir(dir)) {
     const int fd = std::atoi(entry->d_name);
-    sockaddr_in mine{}, theirs{};
+    sockaddr_storage mine{}, theirs{};
     socklen_t a = sizeof mine, b = sizeof theirs;
     if (fd <= 2 || ::getsockname(fd, reinterpret_cast<sockaddr*>(&mine), &a) != 0 ||
-        ::getpeername(fd, reinterpret_cast<sockaddr*>(&theirs), &b) != 0 ||
-        mine.sin_family != AF_INET)
+        ::getpeername(fd, reinterpret_cast<sockaddr*>(&theirs), &b) != 0 || port_of(mine) < 0)
       continue;
-    if ((local == 0 || ntohs(mine.sin_port) == local) &&
-        (peer == 0 || ntohs(theirs.sin_port) == peer)) {
+    if ((local == 0 || port_of(mine) == local) && (peer == 0 || port_of(theirs) == peer)) {
       found = fd;
       break;
     }

@@ -132,6 +132,7 @@ std::vector<Row> rows() {
   std::vector<Row> out;
   for (const auto& k : classes())
     for (const auto& stack : all_stacks()) {
+      if (!testing::speaks_http1(stack.name)) continue;  // testing::kNotHttp1
       if (!k.applies) {
         const auto other = k.except.find(stack.name);
         out.push_back({k.id, stack.name, "", other == k.except.end() ? k.answer : other->second});

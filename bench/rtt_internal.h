@@ -19,6 +19,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -89,6 +90,12 @@ class ServerPool {
   // Stops every in-process server: closes its connections, joins its threads.
   void stop_servers();
 
+  // Starts and stops an in-process stack's server once per run, the first
+  // time it is asked: what its library makes on first use and keeps for
+  // the process (gRPC's poller: an epoll set and its eventfd) is then there
+  // before a case's baseline, not counted as the case's leak.
+  void warm_up(const StackEntry& stack, Placement placement);
+
  private:
   std::map<std::string, Endpoint> targets_;
   std::optional<Endpoint> remote_floor_;
@@ -96,6 +103,7 @@ class ServerPool {
   Service service_;
   std::mutex mutex_;
   std::map<std::pair<std::string, Placement>, std::unique_ptr<Server>> servers_;
+  std::set<std::string> warmed_;
 };
 
 // The run's pool, set by init_pool.
@@ -104,7 +112,8 @@ extern ServerPool* pool;
 void init_pool(const RttOptions& options);
 
 // Every round-trip run (and pilot) starts from the state the process had
-// before it. The case's server is started first; on exit the thread's CPU
+// before it, taken once its stack has been warmed up (ServerPool::warm_up).
+// The case's server is started first; on exit the thread's CPU
 // mask is restored, the case's connections must be released (the server's
 // threads and descriptors back to what it had idle, its threads' SQLite
 // connections to the dictionary aside: they live as long as the threads),

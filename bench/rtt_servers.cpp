@@ -54,6 +54,16 @@ void ServerPool::stop_servers() {
   servers_.clear();
 }
 
+void ServerPool::warm_up(const StackEntry& stack, Placement placement) {
+  if (!in_process(stack)) return;
+  {
+    const std::lock_guard lock(mutex_);
+    if (!warmed_.insert(stack.name).second) return;
+  }
+  endpoint(stack, placement);
+  stop_servers();
+}
+
 ServerPool* pool = nullptr;
 
 void init_pool(const RttOptions& options) {
@@ -64,11 +74,13 @@ void init_pool(const RttOptions& options) {
 
 namespace {
 
-// The dictionary's files as /proc names them, if the service has opened it.
+// The dictionary's files as /proc names them, if the service has opened it,
+// once the stack's server has been warmed up (ServerPool::warm_up).
 // A define or put case opens it here, before its baseline, so its files are
 // known before any server thread connects; if it cannot be opened, the
 // case's first call reports why.
 std::vector<std::filesystem::path> dictionary_files(const RttCase& c) {
+  pool->warm_up(*c.stack, c.placement);
   Service& service = pool->service();
   if ((c.op == Op::define || c.op == Op::put) && pool->in_process(*c.stack)) {
     try {

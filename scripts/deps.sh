@@ -14,6 +14,7 @@ WSBENCH_PACKAGES=(
   libxmlrpc-c++8-dev libxmlrpc-core-c3-dev libcurl4-openssl-dev
   libboost1.81-dev libboost-program-options1.81-dev
   rapidjson-dev libsimdjson-dev libxml2-dev libprotobuf-dev protobuf-compiler libssl-dev
+  libgrpc++-dev protobuf-compiler-grpc
   libbenchmark-dev libgtest-dev valgrind
   python3-zeep
   wrk nginx-light

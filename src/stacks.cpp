@@ -4,6 +4,7 @@
 #include "beast/beast_stack.h"
 #include "common/codec.h"
 #include "common/transport.h"
+#include "grpc/grpc_stack.h"
 #include "soap/soap_stack.h"
 #include "xmlrpc/xmlrpc_stack.h"
 
@@ -39,6 +40,13 @@ const std::vector<StackEntry>& all_stacks() {
        "and a synchronous client; REST bodies by Content-Type and Accept, and the common "
        "transport for every codec (X-Wsbench-Codec)",
        every_codec(), beast_stack::start_beast_server, beast_stack::connect_beast_client},
+      {"grpc",
+       "gRPC 1.51 over HTTP/2 (h2c): a callback service (grpc::CallbackService, gRPC's own "
+       "threads) and the synchronous stub on one channel (one connection); one unary RPC per "
+       "operation carrying the protobuf codec's messages",
+       {"protobuf"},
+       grpc_stack::start_grpc_server,
+       grpc_stack::connect_grpc_client},
   };
   return stacks;
 }

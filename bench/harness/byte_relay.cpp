@@ -164,9 +164,50 @@ std::string_view trim(std::string_view s) {
   throw std::runtime_error("not an HTTP/1.1 stream: " + why);
 }
 
+constexpr std::string_view kHttp2Preface = "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
+
+// An HTTP/1.1 message starts with a method or "HTTP/"; an HTTP/2 stream
+// with the client preface or a frame, whose 24-bit length starts with a
+// control byte (0 for every frame under 64 KiB).
+bool is_http2(std::string_view stream) {
+  return stream.starts_with(kHttp2Preface) ||
+         (!stream.empty() && static_cast<unsigned char>(stream.front()) < 0x20);
+}
+
+// HTTP/2 frames: DATA payloads are bodies; everything else (the preface,
+// frame headers, HPACK header blocks, SETTINGS, PING, WINDOW_UPDATE) is
+// counted as headers, the protocol's cost of carrying the bodies; HEADERS
+// frames are the messages (a gRPC reply has two: headers and trailers).
+HttpSizes http2_sizes(std::string_view stream) {
+  constexpr std::size_t kFrameHeader = 9;
+  constexpr unsigned char kData = 0x0, kHeaders = 0x1;
+  HttpSizes sizes;
+  if (stream.starts_with(kHttp2Preface)) {
+    sizes.headers += kHttp2Preface.size();
+    stream.remove_prefix(kHttp2Preface.size());
+  }
+  while (!stream.empty()) {
+    if (stream.size() < kFrameHeader) throw std::runtime_error("not an HTTP/2 stream: cut frame");
+    const auto byte = [&](std::size_t i) { return static_cast<unsigned char>(stream[i]); };
+    const std::size_t length = (std::size_t{byte(0)} << 16) | (std::size_t{byte(1)} << 8) | byte(2);
+    if (stream.size() < kFrameHeader + length)
+      throw std::runtime_error("not an HTTP/2 stream: frame shorter than its length");
+    if (byte(3) == kData) {
+      sizes.headers += kFrameHeader;
+      sizes.bodies += length;
+    } else {
+      sizes.headers += kFrameHeader + length;
+      if (byte(3) == kHeaders) ++sizes.messages;
+    }
+    stream.remove_prefix(kFrameHeader + length);
+  }
+  return sizes;
+}
+
 }  // namespace
 
 HttpSizes http_sizes(std::string_view stream) {
+  if (is_http2(stream)) return http2_sizes(stream);
   HttpSizes sizes;
   while (!stream.empty()) {
     const auto end = stream.find("\r\n\r\n");

@@ -65,7 +65,10 @@ class ByteRelay {
 
 // HTTP/1.1 messages in a byte stream (Content-Length or chunked bodies,
 // interim 1xx responses included): the bytes of all header blocks and of
-// all bodies. Throws std::runtime_error if the stream is not HTTP.
+// all bodies. An HTTP/2 stream (the grpc stack's) is read as frames: DATA
+// payloads are bodies, every other byte (frame headers, HPACK blocks,
+// control frames) headers, HEADERS frames messages. Throws
+// std::runtime_error if the stream is neither.
 struct HttpSizes {
   std::uint64_t headers = 0;
   std::uint64_t bodies = 0;

@@ -12,8 +12,9 @@ ConnectionOptions stack_socket_options(const std::string& stack) {
     return {gsoap, gsoap};
   }
   // libcurl and Abyss (set in xmlrpc_server.cpp), Beast (both ends set
-  // tcp::no_delay): TCP_NODELAY only.
-  if (stack == "xmlrpc-c" || stack == "beast") return {};
+  // tcp::no_delay), gRPC (its posix TCP sets TCP_NODELAY on both ends):
+  // TCP_NODELAY only.
+  if (stack == "xmlrpc-c" || stack == "beast" || stack == "grpc") return {};
   throw std::invalid_argument("no socket options recorded for stack '" + stack +
                               "' (bench/harness/stack_sockets.cpp)");
 }

@@ -1,7 +1,7 @@
 // The socket options each stack sets on its connected sockets, so the
 // floor under its round trips uses the same: gSOAP sets 64 KiB send and
 // receive buffers (SOAP_BUFLEN) on both ends, xmlrpc-c and Beast leave the
-// kernel's autotuned buffers; all three set TCP_NODELAY. A test compares
+// kernel's autotuned buffers, as gRPC does; all set TCP_NODELAY. A test compares
 // this table with the stacks' live sockets.
 #pragma once
 

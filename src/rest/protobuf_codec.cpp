@@ -30,8 +30,8 @@
 
 #include <limits>
 
+#include "rest/protobuf_mapping.h"
 #include "rest/rest_codecs.h"
-#include "wsbench.pb.h"
 
 namespace wsb::rest {
 namespace {
@@ -111,7 +111,6 @@ class Binder {
     }
   }
 
- private:
   static void bind_message(const Message& p, wsbench::Message* m) {
     m->set_recipient(p.meta.recipient);
     m->set_sender(p.meta.sender);
@@ -133,6 +132,7 @@ class Binder {
     assign(m->mutable_attachment(), p.attachment);
   }
 
+ private:
   wsbench::Response& r_;
 };
 
@@ -294,6 +294,14 @@ class ProtobufCodec final : public StagedCodec {
 };
 
 }  // namespace
+
+void bind_response(const Payload& in, wsbench::Response& out) { std::visit(Binder(out), in); }
+void bind_message(const Message& in, wsbench::Message& out) {
+  out.Clear();  // its records are appended
+  Binder::bind_message(in, &out);
+}
+Payload unbind_response(const wsbench::Response& in) { return payload_of(in); }
+Message unbind_message(const wsbench::Message& in) { return message_of(in); }
 
 std::unique_ptr<Codec> make_protobuf_codec() { return std::make_unique<ProtobufCodec>(); }
 

@@ -90,6 +90,35 @@ TEST(HttpSizes, RejectsWhatIsNotHttp) {
   EXPECT_THROW(http_sizes(kResponse.substr(0, kResponse.size() - 5)), std::runtime_error);
 }
 
+// A frame: 24-bit length, type, flags, 31-bit stream id, payload.
+std::string h2_frame(unsigned char type, std::uint32_t stream, const std::string& payload) {
+  std::string f;
+  f += static_cast<char>(payload.size() >> 16);
+  f += static_cast<char>((payload.size() >> 8) & 0xff);
+  f += static_cast<char>(payload.size() & 0xff);
+  f += static_cast<char>(type);
+  f += '\x04';
+  for (int shift = 24; shift >= 0; shift -= 8) f += static_cast<char>((stream >> shift) & 0xff);
+  return f + payload;
+}
+
+TEST(HttpSizes, SplitsHttp2FramesIntoDataAndTheRest) {
+  const std::string preface = "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";       // 24
+  const std::string stream = preface + h2_frame(0x4, 0, "") +           // SETTINGS: 9
+                             h2_frame(0x1, 1, "hpack") +                // HEADERS: 9 + 5
+                             h2_frame(0x0, 1, std::string(300, 'd')) +  // DATA: 9 + 300
+                             h2_frame(0x8, 0, "wind");                  // WINDOW_UPDATE: 9 + 4
+  const HttpSizes s = http_sizes(stream);
+  EXPECT_EQ(s.bodies, 300u);
+  EXPECT_EQ(s.headers, 24u + 9u + 14u + 9u + 13u);
+  EXPECT_EQ(s.messages, 1u);
+  // Without the preface (a reply, or a capture started mid-connection).
+  EXPECT_EQ(http_sizes(h2_frame(0x1, 1, "ab") + h2_frame(0x1, 1, "c")).messages, 2u);
+  // A frame cut short is not HTTP/2.
+  EXPECT_THROW(http_sizes(stream.substr(0, stream.size() - 1)), std::runtime_error);
+  EXPECT_THROW(http_sizes(stream.substr(0, 30)), std::runtime_error);
+}
+
 // A server that answers each kRequest with kInterim and kResponse, written
 // separately, the way a server sends an interim response.
 class ScriptedServer {
@@ -253,6 +282,16 @@ TEST(TcpFloor, SetsTheSocketOptionsItIsGivenOnBothEnds) {
   EXPECT_NE(plain.client_socket().send_buffer, 2 * 65536);
 }
 
+// The port of an IPv4 or IPv6 address (gRPC's sockets are IPv6 with
+// IPv4-mapped addresses); -1 for another family.
+int port_of(const sockaddr_storage& address) {
+  if (address.ss_family == AF_INET)
+    return ntohs(reinterpret_cast<const sockaddr_in&>(address).sin_port);
+  if (address.ss_family == AF_INET6)
+    return ntohs(reinterpret_cast<const sockaddr_in6&>(address).sin6_port);
+  return -1;
+}
+
 // A connected TCP socket of this process with local port `local` and peer
 // port `peer` (0: any); -1 if none.
 int find_socket(std::uint16_t local, std::uint16_t peer) {
@@ -261,14 +300,12 @@ int find_socket(std::uint16_t local, std::uint16_t peer) {
   int found = -1;
   while (const dirent* entry = ::readdir(dir)) {
     const int fd = std::atoi(entry->d_name);
-    sockaddr_in mine{}, theirs{};
+    sockaddr_storage mine{}, theirs{};
     socklen_t a = sizeof mine, b = sizeof theirs;
     if (fd <= 2 || ::getsockname(fd, reinterpret_cast<sockaddr*>(&mine), &a) != 0 ||
-        ::getpeername(fd, reinterpret_cast<sockaddr*>(&theirs), &b) != 0 ||
-        mine.sin_family != AF_INET)
+        ::getpeername(fd, reinterpret_cast<sockaddr*>(&theirs), &b) != 0 || port_of(mine) < 0)
       continue;
-    if ((local == 0 || ntohs(mine.sin_port) == local) &&
-        (peer == 0 || ntohs(theirs.sin_port) == peer)) {
+    if ((local == 0 || port_of(mine) == local) && (peer == 0 || port_of(theirs) == peer)) {
       found = fd;
       break;
     }

@@ -110,7 +110,9 @@ TEST_P(PhaseAttribution, SlowServiceLandsInService) {
 // as it came, with no decode to slow down.
 class DecodePhaseAttribution : public PhaseAttribution {};
 
-bool decodes(const Combo& combo) { return !find_codec(combo.codec).texts_only; }
+bool decodes(const Combo& combo) {
+  return !find_codec(combo.codec).texts_only && testing::speaks_http1(combo.stack);
+}
 
 TEST_P(DecodePhaseAttribution, SlowDecodeLandsInServerParse) {
   // Decoding 3200 objects into the model takes hundreds of microseconds
@@ -223,7 +225,9 @@ TEST_P(FaultyService, AServicePhaseCountedTwiceFailsBothChecks) {
 // while two connections are open (tests/bench/phases_test.cpp).
 class ConcurrentPhaseAttribution : public PhaseAttribution {};
 
-bool client_names_its_socket(const Combo& combo) { return combo.stack != "xmlrpc-c"; }
+bool client_names_its_socket(const Combo& combo) {
+  return combo.stack != "xmlrpc-c" && testing::speaks_http1(combo.stack);
+}
 
 TEST_P(ConcurrentPhaseAttribution, ConcurrentConnectionsGetTheirOwnServerPoints) {
   // Two clients calling at once: each call's server points must lie within
@@ -252,11 +256,16 @@ TEST_P(ConcurrentPhaseAttribution, ConcurrentConnectionsGetTheirOwnServerPoints)
   EXPECT_EQ(wrong_b, 0);
 }
 
+// grpc marks no server points (testing::kNotHttp1).
+bool marks_server_points(const testing::StackCodec& combo) {
+  return testing::speaks_http1(combo.stack);
+}
+
 INSTANTIATE_TEST_SUITE_P(AllStacks, PhaseAttribution,
-                         ::testing::ValuesIn(testing::every_stack_codec()),
+                         ::testing::ValuesIn(testing::every_stack_codec(marks_server_points)),
                          [](const auto& p) { return testing::test_name(p.param); });
 INSTANTIATE_TEST_SUITE_P(AllStacks, FaultyService,
-                         ::testing::ValuesIn(testing::every_stack_codec()),
+                         ::testing::ValuesIn(testing::every_stack_codec(marks_server_points)),
                          [](const auto& p) { return testing::test_name(p.param); });
 INSTANTIATE_TEST_SUITE_P(AllStacks, DecodePhaseAttribution,
                          ::testing::ValuesIn(testing::every_stack_codec(decodes)),

@@ -352,7 +352,13 @@ TEST(LoadTiming, EachStackConnectsWhenTheDriverSaysItDoes) {
     std::uint16_t port = 0;
     const int listener = listen_on_loopback(4, port, "connect probe");
     {
-      const auto client = stack.connect({"127.0.0.1", port}, stack.codecs.front());
+      std::unique_ptr<Client> client;
+      try {
+        client = stack.connect({"127.0.0.1", port}, stack.codecs.front());
+      } catch (const CallError&) {
+        // grpc's connect also waits for the server's HTTP/2 settings, which
+        // nobody sends here; its TCP connection is made all the same.
+      }
       pollfd ready{listener, POLLIN, 0};
       const bool connected = ::poll(&ready, 1, 300) == 1;
       EXPECT_EQ(connected, !connects_in_first_call(stack.name)) << stack.name;
@@ -383,12 +389,14 @@ TEST_P(LoadEveryStack, SmallClosedLoopThroughAChildServer) {
       EXPECT_EQ(result.tally.errors[k], 0u) << op << ": " << result.tally.first_error[k];
     EXPECT_EQ(result.tally.latency.count(), 100u);
     // One connect per client, timed apart; the calls timed from the
-    // request's write where the stack marks it.
+    // request's write where the stack marks it. grpc's client marks only
+    // the call's start and end (grpc_client.cpp).
     EXPECT_EQ(result.tally.connects, 4u) << op;
     EXPECT_GT(result.tally.connect_latency.min(), 0u) << op;
+    const bool marks_transfer = stack != "grpc";
     EXPECT_STREQ(result.tally.timed_from,
-                 connects_in_first_call(stack) ? "invoke" : "request_written");
-    EXPECT_STREQ(result.tally.timed_to, "response_received");
+                 connects_in_first_call(stack) || !marks_transfer ? "invoke" : "request_written");
+    EXPECT_STREQ(result.tally.timed_to, marks_transfer ? "response_received" : "call_end");
   }
   const auto figures = server_figures(sampler.finish());
   EXPECT_GE(figures.samples, 2u);

@@ -132,6 +132,7 @@ std::vector<Row> rows() {
   std::vector<Row> out;
   for (const auto& k : classes())
     for (const auto& stack : all_stacks()) {
+      if (!testing::speaks_http1(stack.name)) continue;  // testing::kNotHttp1
       if (!k.applies) {
         const auto other = k.except.find(stack.name);
         out.push_back({k.id, stack.name, "", other == k.except.end() ? k.answer : other->second});
@@ -350,19 +351,22 @@ std::string answer_text(const Row& row) {
 // The docs' table: one line per class, one column per stack, each cell
 // the answer per codec where the class is about the body.
 std::string docs_table() {
+  std::vector<std::string> stacks;  // those rows() tries
+  for (const auto& stack : all_stacks())
+    if (testing::speaks_http1(stack.name)) stacks.push_back(stack.name);
   std::ostringstream out;
   out << "| class |";
-  for (const auto& stack : all_stacks()) out << " " << stack.name << " |";
+  for (const auto& stack : stacks) out << " " << stack << " |";
   out << "\n|---|";
-  for (std::size_t i = 0; i < all_stacks().size(); ++i) out << "---|";
+  for (std::size_t i = 0; i < stacks.size(); ++i) out << "---|";
   out << "\n";
   const std::vector<Row> table = rows();
   for (const auto& k : classes()) {
     out << "| " << k.name << " |";
-    for (const auto& stack : all_stacks()) {
+    for (const auto& stack : stacks) {
       std::string cell;
       for (const auto& row : table) {
-        if (row.klass != k.id || row.stack != stack.name) continue;
+        if (row.klass != k.id || row.stack != stack) continue;
         if (!cell.empty()) cell += ", ";
         cell += row.codec.empty() ? answer_text(row) : row.codec + ": " + answer_text(row);
       }

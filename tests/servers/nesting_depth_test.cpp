@@ -164,6 +164,7 @@ class StackNesting : public ::testing::TestWithParam<testing::StackCodec> {};
 
 TEST_P(StackNesting, TooDeepBodyGetsTheProtocolsErrorAndServingGoesOn) {
   const auto& [stack, codec_name] = GetParam();
+  if (!testing::speaks_http1(stack)) GTEST_SKIP() << testing::kNotHttp1;
   Service service;
   const auto server = find_stack(stack).start_server(service, ServerOptions{});
   const Endpoint at = server->endpoint();

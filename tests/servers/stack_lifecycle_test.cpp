@@ -12,6 +12,7 @@
 #include "common/service.h"
 #include "common/transport.h"
 #include "raw_http.h"
+#include "stack_fixture.h"
 
 namespace wsb {
 namespace {
@@ -43,6 +44,7 @@ class StackLifecycle : public ::testing::TestWithParam<std::string> {
 };
 
 TEST_P(StackLifecycle, StopClosesConnectionsAndIsIdempotent) {
+  if (!testing::speaks_http1(GetParam())) GTEST_SKIP() << testing::kNotHttp1;
   auto server = start();
   EXPECT_NE(server->endpoint().port, 0) << "an ephemeral port is resolved";
   EXPECT_EQ(server->endpoint().host, "127.0.0.1") << "loopback unless told otherwise";
@@ -116,6 +118,7 @@ TEST_P(StackLifecycle, ManyConnectionsComeAndGo) {
 }
 
 TEST_P(StackLifecycle, GarbageGetsAnHttpErrorAndServingGoesOn) {
+  if (!testing::speaks_http1(GetParam())) GTEST_SKIP() << testing::kNotHttp1;
   const auto server = start();
   RawConnection c(server->endpoint());
   ASSERT_TRUE(c.send("THIS IS NOT HTTP\r\n\r\n"));
@@ -127,6 +130,7 @@ TEST_P(StackLifecycle, GarbageGetsAnHttpErrorAndServingGoesOn) {
 // Each malformed Content-Length on a fresh connection: a 400 and the close
 // (where the body ends is unknown), then a new connection is served.
 TEST_P(StackLifecycle, BadContentLengthIs400AndServingGoesOn) {
+  if (!testing::speaks_http1(GetParam())) GTEST_SKIP() << testing::kNotHttp1;
   const auto server = start();
   const bool abyss = GetParam() == "xmlrpc-c";
   for (const char* lengths :
@@ -170,6 +174,7 @@ TEST_P(StackLifecycle, DistinctPayloadsStayWithinTheCacheBudget) {
 }
 
 TEST_P(StackLifecycle, OversizedBodyIs413AndServingGoesOn) {
+  if (!testing::speaks_http1(GetParam())) GTEST_SKIP() << testing::kNotHttp1;
   constexpr std::size_t kMaxBody = 64 * 1024;
   ServerOptions options;
   options.limits.max_body_bytes = kMaxBody;
@@ -186,6 +191,7 @@ TEST_P(StackLifecycle, OversizedBodyIs413AndServingGoesOn) {
 }
 
 TEST_P(StackLifecycle, IdleConnectionsAreClosed) {
+  if (!testing::speaks_http1(GetParam())) GTEST_SKIP() << testing::kNotHttp1;
   ServerOptions options;
   options.limits.keepalive_timeout_s = 1;
   const auto server = start(options);

@@ -1,0 +1,24 @@
+// The "grpc" stack: gRPC 1.51 over HTTP/2 (h2c), registered in
+// src/stacks.cpp. One unary RPC per operation (src/rest/wsbench_service.proto)
+// carrying the protobuf codec's messages. The server is a callback service
+// (grpc::CallbackService), the API gRPC's performance guide recommends for
+// new C++ code in 1.51; the client is the generated synchronous stub on one
+// channel, that is one HTTP/2 connection, per Client. No gRPC header here:
+// only src/grpc/ compiles against gRPC.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "common/transport.h"
+
+namespace wsb::grpc_stack {
+
+// grpc_server.cpp. Throws std::runtime_error if the server cannot listen.
+std::unique_ptr<Server> start_grpc_server(Service& service, const ServerOptions& options);
+
+// grpc_client.cpp: codec "protobuf". Throws CallError if the connection
+// cannot be made, std::invalid_argument for another codec.
+std::unique_ptr<Client> connect_grpc_client(const Endpoint& server, const std::string& codec);
+
+}  // namespace wsb::grpc_stack

@@ -136,6 +136,7 @@ class CaseScope {
   void report(const char* what, const ProcessState& expected, const ProcessState& seen) const;
 
   std::string name_;
+  bool threads_by_load_;  // StackEntry::library_thread_pool
   ScopedAffinity affinity_;
   std::vector<std::filesystem::path> dictionary_files_;
   ProcessState before_;

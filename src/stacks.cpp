@@ -46,7 +46,8 @@ const std::vector<StackEntry>& all_stacks() {
        "operation carrying the protobuf codec's messages",
        {"protobuf"},
        grpc_stack::start_grpc_server,
-       grpc_stack::connect_grpc_client},
+       grpc_stack::connect_grpc_client,
+       /*library_thread_pool=*/true},
   };
   return stacks;
 }

@@ -59,10 +59,14 @@ std::string ProcessState::describe() const {
 }
 
 ProcessState wait_for_state(const ProcessState& expected, std::chrono::milliseconds timeout,
-                            const std::vector<std::filesystem::path>& uncounted) {
+                            const std::vector<std::filesystem::path>& uncounted, Threads threads) {
   const auto deadline = std::chrono::steady_clock::now() + timeout;
+  const auto reached = [&](const ProcessState& state) {
+    if (threads == Threads::counted) return state == expected;
+    return state.open_files == expected.open_files && state.affinity == expected.affinity;
+  };
   ProcessState state = ProcessState::now(uncounted);
-  while (!(state == expected) && std::chrono::steady_clock::now() < deadline) {
+  while (!reached(state) && std::chrono::steady_clock::now() < deadline) {
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
     state = ProcessState::now(uncounted);
   }

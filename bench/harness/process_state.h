@@ -26,11 +26,16 @@ struct ProcessState {
   bool operator==(const ProcessState&) const = default;
 };
 
+// Whether a comparison of states counts threads.
+enum class Threads { counted, uncounted };
+
 // Polls until the process is back at `expected` (threads of a stopped
 // server may take a moment to exit) or `timeout` has passed; returns the
-// last state seen; `uncounted` as in ProcessState::now.
+// last state seen; `uncounted` as in ProcessState::now; Threads::uncounted
+// waits for the descriptors and the mask alone.
 ProcessState wait_for_state(const ProcessState& expected, std::chrono::milliseconds timeout,
-                            const std::vector<std::filesystem::path>& uncounted = {});
+                            const std::vector<std::filesystem::path>& uncounted = {},
+                            Threads threads = Threads::counted);
 
 // The calling thread's CPU mask, restored by restore() or on destruction.
 class ScopedAffinity {

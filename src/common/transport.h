@@ -114,6 +114,11 @@ struct StackEntry {
   std::vector<std::string> codecs;  // codec names it can carry
   std::function<std::unique_ptr<Server>(Service&, const ServerOptions&)> start_server;
   std::function<std::unique_ptr<Client>(const Endpoint&, const std::string& codec)> connect;
+  // Its library sizes its own thread pool by load and keeps what it grew
+  // until the server stops (gRPC's executor): a case's connections are
+  // then released when its descriptors are, whatever the thread count;
+  // stopping the server must still end every thread.
+  bool library_thread_pool = false;
 };
 
 // Every stack wsbench knows (src/stacks.cpp).

@@ -115,6 +115,11 @@ std::string chunk(std::string_view data) {
 class BodyMemory : public ::testing::TestWithParam<BodyCase> {};
 
 TEST_P(BodyMemory, RefusedBodyPeaksWithinOneAndAHalfTimesTheLimit) {
+#if defined(__SANITIZE_ADDRESS__)
+  // ASan's quarantine keeps freed blocks resident (256 MiB by default):
+  // the peak would measure the sanitizer's allocator, not the server's.
+  GTEST_SKIP() << "peak RSS under AddressSanitizer measures its quarantine";
+#endif
   const BodyCase& c = GetParam();
   Service service;
   ServerOptions options;

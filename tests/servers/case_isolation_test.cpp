@@ -7,8 +7,10 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <future>
 #include <ostream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "harness/process_state.h"
@@ -109,6 +111,46 @@ TEST(CaseIsolation, LeaksInADictionaryCaseAreReported) {
   ::close(socket);
   EXPECT_NE(diagnostics.find("its connections not released"), std::string::npos) << diagnostics;
   EXPECT_NE(diagnostics.find("the process not released"), std::string::npos) << diagnostics;
+}
+
+// A stack whose library sizes its own thread pool by load (gRPC's): a
+// thread it keeps is not its connections' leak, yet the process check,
+// after the server stops, still counts every thread; a socket stays a leak
+// of the connections either way.
+TEST(CaseIsolation, PooledThreadsAreCountedOnlyOnceTheServerStops) {
+  bench::RttOptions options;
+  bench::rtt::init_pool(options);
+  for (const bool pooled : {true, false}) {
+    SCOPED_TRACE(pooled ? "library_thread_pool" : "threads counted");
+    StackEntry stack = find_stack("beast");
+    stack.library_thread_pool = pooled;
+    const bench::rtt::RttCase c{&stack, "json", bench::rtt::Op::ping, {}, 0, Placement::same, 1};
+
+    testing::internal::CaptureStderr();
+    std::promise<void> release;
+    std::thread kept;
+    {
+      const bench::rtt::CaseScope scope(c);
+      kept = std::thread([done = release.get_future()] { done.wait(); });
+    }
+    std::string diagnostics = testing::internal::GetCapturedStderr();
+    release.set_value();
+    kept.join();
+    EXPECT_EQ(diagnostics.find("its connections not released") == std::string::npos, pooled)
+        << diagnostics;
+    EXPECT_NE(diagnostics.find("the process not released"), std::string::npos) << diagnostics;
+
+    testing::internal::CaptureStderr();
+    int socket = -1;
+    {
+      const bench::rtt::CaseScope scope(c);
+      socket = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    }
+    diagnostics = testing::internal::GetCapturedStderr();
+    ASSERT_GE(socket, 0);
+    ::close(socket);
+    EXPECT_NE(diagnostics.find("its connections not released"), std::string::npos) << diagnostics;
+  }
 }
 
 }  // namespace

@@ -10,7 +10,7 @@ find_package(benchmark REQUIRED CONFIG)
 find_package(LibXml2 REQUIRED)
 find_package(XMLRPC REQUIRED c++2 client abyss-server)
 pkg_check_modules(GSOAP REQUIRED IMPORTED_TARGET gsoap++)
-find_package(OpenSSL REQUIRED COMPONENTS Crypto)
+find_package(OpenSSL REQUIRED COMPONENTS Crypto SSL)
 # gRPC 1.51 (libgrpc++-dev) and its protoc plugin (protobuf-compiler-grpc).
 find_package(gRPC REQUIRED CONFIG)
 find_program(GRPC_CPP_PLUGIN grpc_cpp_plugin REQUIRED)

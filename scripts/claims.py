@@ -104,8 +104,9 @@ def to_common(rule):
 
 
 def stacks_named(rule):
-    """The HTTP stacks a rule's cases run on."""
-    return set(re.findall(r"(?:['\"]|rtt/)(gsoap|xmlrpc-c|beast)/", rule))
+    """The HTTP stacks a rule's cases run on; a TLS variant (beast-tls) is
+    its stack's library with TLS, so it counts as that stack."""
+    return set(re.findall(r"(?:['\"]|rtt/)(gsoap|xmlrpc-c|beast|grpc)(?:-tls)?/", rule))
 
 
 def crosses_stacks(rule):

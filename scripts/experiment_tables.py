@@ -112,8 +112,9 @@ class Plot:
         self.plt.close(fig)
         return f"![{title}]({name})"
 
-    def bars(self, name, title, ylabel, groups, series):
-        """groups: x labels; series: [(label, values)]."""
+    def bars(self, name, title, ylabel, groups, series, logy=True):
+        """groups: x labels; series: [(label, values)]; a linear y axis
+        for ratios near 1 (logy=False)."""
         if self.plt is None:
             return f"_{self.why}_"
         fig, ax = self.plt.subplots(figsize=(6.4, 4.0))
@@ -125,7 +126,10 @@ class Plot:
         ax.set_xticklabels(groups)
         ax.set_title(title)
         ax.set_ylabel(ylabel)
-        ax.set_yscale("log")
+        if logy:
+            ax.set_yscale("log")
+        else:
+            ax.axhline(1.0, color="grey", linewidth=0.8)
         ax.legend(fontsize="small")
         fig.tight_layout()
         fig.savefig(os.path.join(self.outdir, name), dpi=100)

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The studies' experiments, run and laid out beside the papers' figures.
 
-  scripts/experiments.py run OUTDIR [E1 ... E9 | all] [--quick] [--runtimes R,...]
+  scripts/experiments.py run OUTDIR [E1 ... E9 | beyond | all] [--quick] [--runtimes R,...]
   scripts/experiments.py report OUTDIR
 
 `run` executes the runs each named experiment needs into OUTDIR (one JSON
@@ -30,6 +30,7 @@ import summarize  # noqa: E402  (the statistics rules of every table)
 import claims as claims_mod  # noqa: E402  (the papers' claims, decided on intervals)
 from progress import Progress  # noqa: E402  (a line per run: how far, how long left)
 import experiment_tables  # noqa: E402,F401  (the tables; tests read its formatting)
+import beyond  # noqa: E402  (gRPC, TLS and simdjson: the section after the studies)
 from experiment_tables import (E3_PROTOCOLS, E4_FORMATS, SIZES, read_csv, table,  # noqa: E402
                                render_e1, render_e2, render_e3, render_e4, render_e5, render_e6,
                                render_e7, render_e8, render_e9, Plot)
@@ -67,6 +68,7 @@ RUNS = {
                         + "/get/(ints|strings|objects)/[0-9]+/same", "full": True},
     "messaging": {"filter": "^rtt/" + alternation(list(E4_FORMATS.values()) + COMMON_MESSAGING)
                             + "/(register|send|receive|unregister)(/|$)", "full": True},
+    "beyond": beyond.RUN,
 }
 # Quick runs fix the calls per repetition instead of sizing them to 2 s.
 QUICK_ITERATIONS = 30
@@ -87,7 +89,8 @@ E9_LINK = "lan100"  # cha-et-al's 100 Mbit/s
 # lines' estimate of the time left (scaled by how fast the runs done went);
 # the managed runtimes' run under RUNTIMES_DIR.
 TYPICAL_S = {"ping": (5, 5), "parse": (5, 5), "query": (220, 40), "messaging": (70, 15),
-             "e7": (145, 145), "e8": (1400, 180), "e9": (1210, 180), "runtimes": (1800, 600)}
+             "e7": (145, 145), "e8": (1400, 180), "e9": (1210, 180), "runtimes": (1800, 600),
+             "beyond": beyond.TYPICAL_S}
 
 
 class Experiment:
@@ -194,6 +197,10 @@ EXPERIMENTS = [
     Experiment("E9", "Standard SOAP vs SOAP with Attachments vs MTOM for large data", "cha-et-al",
                ["e9"], render_e9),
 ]
+# After the studies: what none of them measured (scripts/beyond.py), run
+# by `run ... beyond` or `all`.
+BEYOND = Experiment("beyond", "Beyond the studies: gRPC, TLS, simdjson", "none (ours)", ["beyond"],
+                    lambda results, figures, plot: beyond.render(results.cases, plot))
 
 ABOUT = {
     "E1": "Cai and Ottosson timed, in PHP 5 with client and server on two hosts, a call that "
@@ -328,6 +335,7 @@ def write_report(outdir):
                         "library's own stack and by the same encodings over the common Beast "
                         "transport):\n\n" + table(CLAIM_HEADER, claim_rows))
         sections.append("\n\n".join(body))
+    sections.append(beyond_section(outdir, plot))
     head = ["# wsbench: the studies' experiments, natively",
             f"Written {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())} from the result files "
             "in this folder. Paper figures come from docs/papers/figures.csv with their table or "
@@ -339,6 +347,22 @@ def write_report(outdir):
     with open(os.path.join(outdir, "report.md"), "w") as f:
         f.write("\n\n".join(head + sections) + "\n")
     return os.path.join(outdir, "report.md")
+
+
+def beyond_section(outdir, plot):
+    results = Results(outdir, BEYOND.runs)
+    body = ["## Beyond the studies",
+            "None of the five papers measured gRPC, TLS or a vectorised JSON parser; a reader "
+            "choosing a protocol today asks about all three. Here they run on the same "
+            "operations, floor and statistics as the experiments above, and the expectations "
+            "at the end are ours, not the papers'."]
+    if results.missing and not results.cases:
+        body.append(f"**Not run here:** {'; '.join(results.missing)}. `scripts/experiments run "
+                    "OUTDIR beyond` runs it.")
+    else:
+        body.append("Machine and method:\n\n" + method_lines(results))
+        body += BEYOND.render(results, None, plot)
+    return "\n\n".join(body)
 
 
 # ---- managed runtimes (scripts/runtime_share.py) ----
@@ -419,8 +443,8 @@ def run_e9(outdir, quick):
 
 
 def run_experiments(outdir, keys, quick, runtimes=None):
-    wanted = [e for e in EXPERIMENTS if keys == ["all"] or e.key in keys]
-    unknown = set(keys) - {e.key for e in EXPERIMENTS} - {"all"}
+    wanted = [e for e in EXPERIMENTS + [BEYOND] if keys == ["all"] or e.key in keys]
+    unknown = set(keys) - {e.key for e in EXPERIMENTS + [BEYOND]} - {"all"}
     if unknown:
         sys.exit(f"experiments: unknown experiment(s) {', '.join(sorted(unknown))}")
     os.makedirs(outdir, exist_ok=True)
@@ -470,7 +494,8 @@ def main(argv=None):
     sub = ap.add_subparsers(dest="command", required=True)
     r = sub.add_parser("run")
     r.add_argument("outdir")
-    r.add_argument("experiments", nargs="*", default=["all"])
+    r.add_argument("experiments", nargs="*", default=["all"],
+                   help="E1 ... E9, beyond (gRPC, TLS, simdjson) or all (the default)")
     r.add_argument("--quick", action="store_true",
                    help=f"{QUICK_ITERATIONS} calls per repetition instead of 200 or 2 s; E8 "
                         "one repetition (its claims undecided: a full run has 3) of 0.25 s "

@@ -15,13 +15,15 @@
 // in-process client, so options.cpu is not applied (docs/servers/stacks/grpc.md).
 //
 // Limits: the largest message received is max_body_bytes, the metadata
-// (headers) at most max_header_bytes, and a connection idle for
-// keepalive_timeout_s is closed (GRPC_ARG_MAX_CONNECTION_IDLE_MS).
+// (headers) at most max_header_bytes, what the transports buffer
+// transport_quota(), and a connection idle for keepalive_timeout_s is
+// closed (GRPC_ARG_MAX_CONNECTION_IDLE_MS).
 #include <grpcpp/grpcpp.h>
 #include <grpcpp/support/server_callback.h>
 
 #include <chrono>
 #include <climits>
+#include <limits>
 #include <stdexcept>
 
 #include "common/codec.h"
@@ -135,6 +137,19 @@ class WsbenchService final : public wsbench::Wsbench::CallbackService {
 
 int clamp_to_int(std::size_t n) { return n > INT_MAX ? INT_MAX : static_cast<int>(n); }
 
+}  // namespace
+
+std::size_t transport_quota(const ServerLimits& limits) {
+  constexpr std::size_t kMessages = 4;
+  constexpr std::size_t kFloor = std::size_t{16} << 20;
+  const std::size_t most = std::numeric_limits<std::size_t>::max();
+  return limits.max_body_bytes > (most - kFloor) / kMessages
+             ? most
+             : kMessages * limits.max_body_bytes + kFloor;
+}
+
+namespace {
+
 class GrpcServer final : public Server {
  public:
   GrpcServer(Service& service, const ServerOptions& options) : service_(service) {
@@ -145,6 +160,16 @@ class GrpcServer final : public Server {
     builder.RegisterService(&service_);
     builder.SetMaxReceiveMessageSize(clamp_to_int(options.limits.max_body_bytes));
     builder.SetMaxSendMessageSize(-1);  // replies are bounded by the service's limits
+    // gRPC 1.51 checks a message's size only once the whole message is
+    // in, and keeps opening its flow-control windows meanwhile: without a
+    // quota, a stream whose prefix claims 1 GiB buffers whatever it is
+    // sent (256 MiB for a 4 KiB limit, tests/grpc/grpc_hostile_test.cpp).
+    // The quota bounds what every connection's transport holds together;
+    // gRPC's reclaimer resets a stream that takes it over
+    // (ENHANCE_YOUR_CALM).
+    ::grpc::ResourceQuota quota("wsbench-grpc-server");
+    quota.Resize(transport_quota(options.limits));
+    builder.SetResourceQuota(quota);
     builder.AddChannelArgument(GRPC_ARG_MAX_METADATA_SIZE,
                                clamp_to_int(options.limits.max_header_bytes));
     builder.AddChannelArgument(

@@ -80,6 +80,13 @@ RawResponse RawConnection::read_response() {
   return r;
 }
 
+std::string RawConnection::read_exactly(std::size_t n) {
+  while (pending_.size() < n) fill();
+  std::string out = pending_.substr(0, n);
+  pending_.erase(0, n);
+  return out;
+}
+
 bool RawConnection::closed_by_server() {
   if (!pending_.empty()) return false;
   char c;

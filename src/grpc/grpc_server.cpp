@@ -16,11 +16,14 @@
 //
 // Limits: the largest message received is max_body_bytes, the metadata
 // (headers) at most max_header_bytes, what the transports buffer
-// transport_quota(), and a connection idle for keepalive_timeout_s is
-// closed (GRPC_ARG_MAX_CONNECTION_IDLE_MS).
+// transport_quota(); a connection idle for keepalive_timeout_s is closed
+// (GRPC_ARG_MAX_CONNECTION_IDLE_MS), and so is one that has not finished
+// the SETTINGS exchange within handshake_timeout_s()
+// (GRPC_ARG_SERVER_HANDSHAKE_TIMEOUT_MS).
 #include <grpcpp/grpcpp.h>
 #include <grpcpp/support/server_callback.h>
 
+#include <algorithm>
 #include <chrono>
 #include <climits>
 #include <limits>
@@ -148,6 +151,11 @@ std::size_t transport_quota(const ServerLimits& limits) {
              : kMessages * limits.max_body_bytes + kFloor;
 }
 
+int handshake_timeout_s(const ServerOptions& options) {
+  return std::max(
+      1, std::min(options.concurrency.request_timeout_s, options.limits.keepalive_timeout_s));
+}
+
 namespace {
 
 class GrpcServer final : public Server {
@@ -175,6 +183,11 @@ class GrpcServer final : public Server {
     builder.AddChannelArgument(
         GRPC_ARG_MAX_CONNECTION_IDLE_MS,
         clamp_to_int(std::size_t(options.limits.keepalive_timeout_s) * 1000));
+    // A connection that has not finished HTTP/2's SETTINGS exchange (no
+    // preface, a partial one, no SETTINGS) is closed after the wait the
+    // other stacks give a request's first bytes; gRPC's default is 120 s.
+    builder.AddChannelArgument(GRPC_ARG_SERVER_HANDSHAKE_TIMEOUT_MS,
+                               clamp_to_int(std::size_t(handshake_timeout_s(options)) * 1000));
     // An ephemeral port must be this server's alone.
     builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
     server_ = builder.BuildAndStart();

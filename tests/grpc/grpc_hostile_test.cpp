@@ -29,10 +29,10 @@ using testing::h2_frame;
 using testing::h2_frame_header;
 using testing::H2Outcome;
 using testing::H2Peer;
+using testing::kEchoMethod;
+using testing::kPingMethod;
 
 constexpr char kGrpc[] = "grpc";
-constexpr std::string_view kPing = "/wsbench.Wsbench/Ping";
-constexpr std::string_view kEcho = "/wsbench.Wsbench/Echo";
 // The server's limits in these tests: small, so a row over them is cheap.
 constexpr std::size_t kMaxMessage = 4096;
 constexpr std::size_t kMaxMetadata = 2048;
@@ -79,7 +79,7 @@ std::vector<Row> rows() {
          EXPECT_TRUE(p.handshake());
          p.send(h2_frame(0xfa, 0, 0, "whatever this is"));
          p.send(h2_frame(0xfa, 0, 1, "on a stream too"));
-         return p.call(1, kPing, grpc_message(""));
+         return p.call(1, kPingMethod, grpc_message(""));
        },
        "grpc-status OK"},
       {"frame_over_max_size", "a DATA frame longer than the server's SETTINGS_MAX_FRAME_SIZE",
@@ -87,7 +87,7 @@ std::vector<Row> rows() {
          return started(p, [](H2Peer& q) {
            constexpr std::uint16_t kMaxFrameSize = 0x5;
            const std::uint32_t over = q.server_setting(kMaxFrameSize, 16384) + 1;
-           q.send_headers(1, grpc_request_headers(kPing), false);
+           q.send_headers(1, grpc_request_headers(kPingMethod), false);
            q.send(h2_frame_header(over, testing::kData, 0, 1) + std::string(1024, 'x'));
          });
        },
@@ -110,19 +110,19 @@ std::vector<Row> rows() {
        [](H2Peer& p) {
          EXPECT_TRUE(p.handshake());
          p.send_data(3, grpc_message(""), true);
-         return p.call(5, kPing, grpc_message(""));
+         return p.call(5, kPingMethod, grpc_message(""));
        },
        "grpc-status OK"},
       {"prefix_beyond_data", "a message prefix claiming 100 bytes, 3 sent, then END_STREAM",
        [](H2Peer& p) {
          EXPECT_TRUE(p.handshake());
-         return p.call(1, kEcho, grpc_message("abc", false, 100));
+         return p.call(1, kEchoMethod, grpc_message("abc", false, 100));
        },
        "grpc-status UNIMPLEMENTED"},
       {"prefix_over_limit", "a message prefix claiming 1 GiB (over the limit), 3 bytes sent",
        [](H2Peer& p) {
          EXPECT_TRUE(p.handshake());
-         p.send_headers(1, grpc_request_headers(kEcho), false);
+         p.send_headers(1, grpc_request_headers(kEchoMethod), false);
          p.send_data(1, grpc_message("abc", false, 1u << 30), false);
          return p.outcome(1, std::chrono::milliseconds(1000));
        },
@@ -131,7 +131,7 @@ std::vector<Row> rows() {
        "a message prefix claiming 1 GiB, then DATA as fast as the windows open (64 MiB at most)",
        [](H2Peer& p) {
          EXPECT_TRUE(p.handshake());
-         p.send_headers(1, grpc_request_headers(kEcho), false);
+         p.send_headers(1, grpc_request_headers(kEchoMethod), false);
          p.send_data(1, grpc_message("", false, 1u << 30), false);
          p.flood(1, std::size_t{64} << 20);
          return p.outcome(1, std::chrono::milliseconds(1000));
@@ -140,13 +140,13 @@ std::vector<Row> rows() {
       {"compressed_without_encoding", "the compressed flag set without grpc-encoding",
        [](H2Peer& p) {
          EXPECT_TRUE(p.handshake());
-         return p.call(1, kEcho, grpc_message("\x0a\x01x", true));
+         return p.call(1, kEchoMethod, grpc_message("\x0a\x01x", true));
        },
        "grpc-status OK"},
       {"not_protobuf", "a message that is not protobuf (0xff bytes)",
        [](H2Peer& p) {
          EXPECT_TRUE(p.handshake());
-         return p.call(1, kEcho, grpc_message(std::string(16, '\xff')));
+         return p.call(1, kEchoMethod, grpc_message(std::string(16, '\xff')));
        },
        "grpc-status UNIMPLEMENTED"},
       {"unknown_method", "an unknown method",
@@ -158,7 +158,7 @@ std::vector<Row> rows() {
       {"wrong_content_type", "content-type application/json",
        [](H2Peer& p) {
          return started(p, [](H2Peer& q) {
-           auto headers = grpc_request_headers(kPing);
+           auto headers = grpc_request_headers(kPingMethod);
            headers[4].second = "application/json";
            q.send_headers(1, headers, false);
            q.send_data(1, grpc_message(""), true);
@@ -168,7 +168,7 @@ std::vector<Row> rows() {
       {"metadata_over_limit", "a header field longer than max_header_bytes",
        [](H2Peer& p) {
          return started(p, [](H2Peer& q) {
-           auto headers = grpc_request_headers(kPing);
+           auto headers = grpc_request_headers(kPingMethod);
            headers.emplace_back("x-big", std::string(2 * kMaxMetadata, 'a'));
            q.send_headers(1, headers, false);
            q.send_data(1, grpc_message(""), true);
@@ -202,7 +202,7 @@ TEST(GrpcHostilePeer, AWellFormedCallIsAnsweredOk) {
   const auto server = find_stack(kGrpc).start_server(service, small_limits());
   H2Peer peer(server->endpoint());
   ASSERT_TRUE(peer.handshake());
-  const H2Outcome got = peer.call(1, kPing, grpc_message(""));
+  const H2Outcome got = peer.call(1, kPingMethod, grpc_message(""));
   EXPECT_EQ(got.answer(), "grpc-status OK");
   EXPECT_EQ(got.header(":status"), "200");
   EXPECT_EQ(got.header("content-type"), "application/grpc");
@@ -225,7 +225,7 @@ TEST(GrpcHostileMemory, AFloodOverTheLimitIsCutOffWithinTheTransportQuota) {
   {
     H2Peer peer(server->endpoint());
     ASSERT_TRUE(peer.handshake());
-    peer.send_headers(1, grpc_request_headers(kEcho), false);
+    peer.send_headers(1, grpc_request_headers(kEchoMethod), false);
     peer.send_data(1, grpc_message("", false, 1u << 30), false);
     const std::size_t sent = peer.flood(1, kTried);
     RecordProperty("bytes_taken", std::to_string(sent));

@@ -280,10 +280,10 @@ H2Outcome H2Peer::outcome(std::uint32_t stream, std::chrono::milliseconds timeou
     }
     switch (f.type) {
       case kSettings:
-        if (!(f.flags & kAck)) send(h2_frame(kSettings, kAck, 0, ""));
+        if (!(f.flags & kAck) && !silent_) send(h2_frame(kSettings, kAck, 0, ""));
         break;
       case kPing:
-        if (!(f.flags & kAck)) send(h2_frame(kPing, kAck, 0, f.payload));
+        if (!(f.flags & kAck) && !silent_) send(h2_frame(kPing, kAck, 0, f.payload));
         break;
       case kGoaway:
         if (f.payload.size() >= 8)

@@ -39,6 +39,11 @@ inline constexpr std::uint8_t kEndHeaders = 0x4;
 
 inline constexpr std::string_view kH2Preface = "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
 
+// Paths of the wsbench service's methods (src/rest/wsbench_service.proto).
+inline constexpr std::string_view kPingMethod = "/wsbench.Wsbench/Ping";
+inline constexpr std::string_view kEchoMethod = "/wsbench.Wsbench/Echo";
+inline constexpr std::string_view kGetMethod = "/wsbench.Wsbench/Get";
+
 // RFC 9113 7's error code as its name ("PROTOCOL_ERROR"), or the number.
 std::string h2_error_name(std::uint32_t code);
 
@@ -131,6 +136,10 @@ class H2Peer {
   // (grpc_message's), and its outcome.
   H2Outcome call(std::uint32_t stream, std::string_view method, std::string_view message);
 
+  // From now on outcome() acknowledges nothing: a peer that has sent no
+  // preface stays silent.
+  void stay_silent() { silent_ = true; }
+
   RawConnection& socket() { return socket_; }
 
  private:
@@ -138,6 +147,7 @@ class H2Peer {
   RawConnection socket_;
   std::unique_ptr<Hpack> hpack_;
   std::deque<H2Frame> unread_;
+  bool silent_ = false;
   std::map<std::uint16_t, std::uint32_t> settings_;
   // Flow-control windows the server grants (RFC 9113 6.9): the
   // connection's and each stream's beyond its initial window.

@@ -94,6 +94,16 @@ bool RawConnection::closed_by_server() {
   return n == 0 || (n < 0 && errno == ECONNRESET);
 }
 
+bool RawConnection::closed_by_server_after_its_bytes() {
+  pending_.clear();
+  char buf[4096];
+  for (;;) {
+    const ssize_t n = ::recv(fd_, buf, sizeof buf, 0);
+    if (n == 0 || (n < 0 && errno == ECONNRESET)) return true;
+    if (n < 0) return false;
+  }
+}
+
 void RawConnection::set_receive_timeout(std::chrono::milliseconds t) {
   timeval tv{static_cast<time_t>(t.count() / 1000),
              static_cast<suseconds_t>((t.count() % 1000) * 1000)};

@@ -47,6 +47,10 @@ class RawConnection {
   // within the receive timeout, with no more response bytes.
   bool closed_by_server();
 
+  // The same for a server that may have sent bytes unasked (an HTTP/2
+  // server's SETTINGS): those are read and dropped until the end.
+  bool closed_by_server_after_its_bytes();
+
   void set_receive_timeout(std::chrono::milliseconds t);
 
  private:

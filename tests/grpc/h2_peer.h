@@ -90,7 +90,7 @@ struct H2Outcome {
 
 class H2Peer {
  public:
-  static constexpr std::chrono::milliseconds kLinger{100};
+  static constexpr std::chrono::milliseconds kLinger{250};
 
   explicit H2Peer(const Endpoint& server);
   ~H2Peer();

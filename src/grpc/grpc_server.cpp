@@ -17,9 +17,9 @@
 // Limits: the largest message received is max_body_bytes, the metadata
 // (headers) at most max_header_bytes, what the transports buffer
 // transport_quota(); a connection idle for keepalive_timeout_s is closed
-// (GRPC_ARG_MAX_CONNECTION_IDLE_MS), and so is one that has not finished
-// the SETTINGS exchange within handshake_timeout_s()
-// (GRPC_ARG_SERVER_HANDSHAKE_TIMEOUT_MS).
+// (GRPC_ARG_MAX_CONNECTION_IDLE_MS), and so is one that does not finish
+// the SETTINGS exchange or answer a PING within peer_timeout_s()
+// (GRPC_ARG_SERVER_HANDSHAKE_TIMEOUT_MS, GRPC_ARG_KEEPALIVE_*).
 #include <grpcpp/grpcpp.h>
 #include <grpcpp/support/server_callback.h>
 
@@ -151,7 +151,7 @@ std::size_t transport_quota(const ServerLimits& limits) {
              : kMessages * limits.max_body_bytes + kFloor;
 }
 
-int handshake_timeout_s(const ServerOptions& options) {
+int peer_timeout_s(const ServerOptions& options) {
   return std::max(
       1, std::min(options.concurrency.request_timeout_s, options.limits.keepalive_timeout_s));
 }
@@ -183,11 +183,16 @@ class GrpcServer final : public Server {
     builder.AddChannelArgument(
         GRPC_ARG_MAX_CONNECTION_IDLE_MS,
         clamp_to_int(std::size_t(options.limits.keepalive_timeout_s) * 1000));
-    // A connection that has not finished HTTP/2's SETTINGS exchange (no
-    // preface, a partial one, no SETTINGS) is closed after the wait the
-    // other stacks give a request's first bytes; gRPC's default is 120 s.
-    builder.AddChannelArgument(GRPC_ARG_SERVER_HANDSHAKE_TIMEOUT_MS,
-                               clamp_to_int(std::size_t(handshake_timeout_s(options)) * 1000));
+    // The wait on an unresponsive peer, as Beast's read and write
+    // deadline: a connection that has not finished HTTP/2's SETTINGS
+    // exchange (no preface, a partial one, no SETTINGS; gRPC's default is
+    // 120 s), and one that has a call in flight and has sent nothing for
+    // that long, then leaves a PING unanswered as long (a client that
+    // never reads its reply), are closed.
+    const int peer_ms = clamp_to_int(std::size_t(peer_timeout_s(options)) * 1000);
+    builder.AddChannelArgument(GRPC_ARG_SERVER_HANDSHAKE_TIMEOUT_MS, peer_ms);
+    builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_TIME_MS, peer_ms);
+    builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_TIMEOUT_MS, peer_ms);
     // An ephemeral port must be this server's alone.
     builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
     server_ = builder.BuildAndStart();

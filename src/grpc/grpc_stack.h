@@ -23,10 +23,11 @@ std::unique_ptr<Server> start_grpc_server(Service& service, const ServerOptions&
 // of connection buffers.
 std::size_t transport_quota(const ServerLimits& limits);
 
-// Seconds a connection may take to send HTTP/2's preface and SETTINGS:
-// the smaller of request_timeout_s and keepalive_timeout_s, as Beast's
-// read deadline (at least 1).
-int handshake_timeout_s(const ServerOptions& options);
+// Seconds the server waits on an unresponsive peer: for HTTP/2's preface
+// and SETTINGS, and, with a call in flight and nothing received for that
+// long, for the ACK of a PING. The smaller of request_timeout_s and
+// keepalive_timeout_s, as Beast's read and write deadline (at least 1).
+int peer_timeout_s(const ServerOptions& options);
 
 // grpc_client.cpp: codec "protobuf". Throws CallError if the connection
 // cannot be made, std::invalid_argument for another codec.

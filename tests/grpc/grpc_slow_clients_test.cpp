@@ -77,13 +77,14 @@ std::string label_message(const PayloadSpec& spec) {
 
 using testing::raise_fd_limit;
 
-// The server's handshake timeout is the smaller of request_timeout_s and
-// keepalive_timeout_s: 1 s here, where gRPC's own default is 120 s.
+// The server's peer timeout is the smaller of request_timeout_s and
+// keepalive_timeout_s: 1 s here, where gRPC's own handshake timeout is
+// 120 s.
 TEST(GrpcSlowClients, AnUnfinishedHandshakeIsClosedWithinTheTimeout) {
   Service service;
   ServerOptions options;
   options.concurrency.request_timeout_s = 1;
-  ASSERT_EQ(grpc_stack::handshake_timeout_s(options), 1);
+  ASSERT_EQ(grpc_stack::peer_timeout_s(options), 1);
   const auto server = find_stack(kGrpc).start_server(service, options);
   for (const auto& [name, first] : unfinished_handshakes()) {
     SCOPED_TRACE(name);
@@ -158,7 +159,7 @@ TEST(GrpcSlowClients, TrickledRequestsHoldTheirStreamsNotTheServer) {
   }
   trickle.join();
   for (auto& peer : crowd) {
-    const testing::H2Outcome got = peer->outcome(1);
+    const testing::H2Outcome got = peer->outcome(1, milliseconds(5000), milliseconds(0));
     EXPECT_EQ(got.answer(), "grpc-status OK");
     EXPECT_NE(got.data.find("hello"), std::string::npos) << "the echo";
   }
@@ -188,6 +189,29 @@ TEST(GrpcSlowClients, AClientThatNeverReadsHoldsOnlyItsStream) {
   server->stop();
   EXPECT_LT(Clock::now() - start, kStopBound) << ms(Clock::now() - start) << " ms";
   for (auto& peer : stalled) EXPECT_TRUE(peer->outcome(1, milliseconds(1000)).closed);
+}
+
+// The same client with a peer timeout of 1 s: after 1 s without a byte
+// from it the server sends a PING, and 1 s later, unanswered, ends the
+// call (UNAVAILABLE) and closes the connection.
+TEST(GrpcSlowClients, AClientThatNeverReadsIsClosedAfterThePeerTimeout) {
+  Service service;
+  ServerOptions options;
+  options.concurrency.request_timeout_s = 1;
+  const auto server = find_stack(kGrpc).start_server(service, options);
+  H2Peer stalled(server->endpoint());
+  ASSERT_TRUE(stalled.handshake());
+  stalled.stay_silent();
+  stalled.send_headers(1, grpc_request_headers(kGetMethod), false);
+  stalled.send_data(1, grpc_message(label_message({Kind::binary, 1 << 20})), true);
+  const auto start = Clock::now();
+  const testing::H2Outcome got = stalled.outcome(1, milliseconds(5000));
+  const auto took = Clock::now() - start;
+  EXPECT_EQ(got.answer(), "grpc-status UNAVAILABLE, closed");
+  EXPECT_EQ(got.data.size(), 65535u);
+  EXPECT_GE(took, milliseconds(900)) << "at least the PING's wait";
+  EXPECT_LT(took, milliseconds(4000)) << ms(took) << " ms";
+  EXPECT_LT(fresh_ping(server->endpoint()), kFreshCallBound);
 }
 
 // 1,000 connections past the SETTINGS exchange and 1,000 that sent

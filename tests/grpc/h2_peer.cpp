@@ -250,13 +250,14 @@ std::size_t H2Peer::flood(std::uint32_t stream, std::size_t most) {
   }
 }
 
-H2Outcome H2Peer::outcome(std::uint32_t stream, std::chrono::milliseconds timeout) {
+H2Outcome H2Peer::outcome(std::uint32_t stream, std::chrono::milliseconds timeout,
+                          std::chrono::milliseconds linger) {
   using Clock = std::chrono::steady_clock;
   auto deadline = Clock::now() + timeout;
   H2Outcome out;
   bool ended = false;
   const auto end_stream = [&] {
-    if (!ended) deadline = std::min(deadline, Clock::now() + kLinger);
+    if (!ended) deadline = std::min(deadline, Clock::now() + linger);
     ended = true;
   };
   // After the stream's end only the connection's fate is recorded.

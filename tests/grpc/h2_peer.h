@@ -126,11 +126,12 @@ class H2Peer {
   // connection or stops opening its windows for 200 ms; returns the
   // bytes sent. The frame that ended it is left for outcome().
   std::size_t flood(std::uint32_t stream, std::size_t most);
-  // Reads until `stream` ends (and kLinger more, for a GOAWAY or close
+  // Reads until `stream` ends (and `linger` more, for a GOAWAY or close
   // that follows), the server closes, or `timeout` passes; acknowledges
   // the server's SETTINGS and PINGs.
   H2Outcome outcome(std::uint32_t stream,
-                    std::chrono::milliseconds timeout = std::chrono::milliseconds(5000));
+                    std::chrono::milliseconds timeout = std::chrono::milliseconds(5000),
+                    std::chrono::milliseconds linger = kLinger);
 
   // A unary call on `stream` with one message whose bytes are `message`
   // (grpc_message's), and its outcome.

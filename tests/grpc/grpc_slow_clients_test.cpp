@@ -77,6 +77,16 @@ std::string label_message(const PayloadSpec& spec) {
 
 using testing::raise_fd_limit;
 
+// A peer past the SETTINGS exchange that has asked for a 1 MiB reply on
+// stream 1 (Get of binary/1MiB).
+std::unique_ptr<H2Peer> asking_for_a_mebibyte(const Endpoint& at) {
+  auto peer = std::make_unique<H2Peer>(at);
+  EXPECT_TRUE(peer->handshake());
+  peer->send_headers(1, grpc_request_headers(kGetMethod), false);
+  peer->send_data(1, grpc_message(label_message({Kind::binary, 1 << 20})), true);
+  return peer;
+}
+
 // The server's peer timeout is the smaller of request_timeout_s and
 // keepalive_timeout_s: 1 s here, where gRPC's own handshake timeout is
 // 120 s.
@@ -172,12 +182,7 @@ TEST(GrpcSlowClients, AClientThatNeverReadsHoldsOnlyItsStream) {
   Service service;
   auto server = find_stack(kGrpc).start_server(service, ServerOptions{});
   std::vector<std::unique_ptr<H2Peer>> stalled;
-  for (int i = 0; i < 4; ++i) {
-    stalled.push_back(std::make_unique<H2Peer>(server->endpoint()));
-    ASSERT_TRUE(stalled.back()->handshake());
-    stalled.back()->send_headers(1, grpc_request_headers(kGetMethod), false);
-    stalled.back()->send_data(1, grpc_message(label_message({Kind::binary, 1 << 20})), true);
-  }
+  for (int i = 0; i < 4; ++i) stalled.push_back(asking_for_a_mebibyte(server->endpoint()));
   std::this_thread::sleep_for(milliseconds(200));
   EXPECT_LT(fresh_ping(server->endpoint()), kFreshCallBound);
   // Its first 64 KiB (the default window), then nothing: the reply waits.
@@ -199,13 +204,10 @@ TEST(GrpcSlowClients, AClientThatNeverReadsIsClosedAfterThePeerTimeout) {
   ServerOptions options;
   options.concurrency.request_timeout_s = 1;
   const auto server = find_stack(kGrpc).start_server(service, options);
-  H2Peer stalled(server->endpoint());
-  ASSERT_TRUE(stalled.handshake());
-  stalled.stay_silent();
-  stalled.send_headers(1, grpc_request_headers(kGetMethod), false);
-  stalled.send_data(1, grpc_message(label_message({Kind::binary, 1 << 20})), true);
+  const auto stalled = asking_for_a_mebibyte(server->endpoint());
+  stalled->stay_silent();
   const auto start = Clock::now();
-  const testing::H2Outcome got = stalled.outcome(1, milliseconds(5000));
+  const testing::H2Outcome got = stalled->outcome(1, milliseconds(5000));
   const auto took = Clock::now() - start;
   EXPECT_EQ(got.answer(), "grpc-status UNAVAILABLE, closed");
   EXPECT_EQ(got.data.size(), 65535u);

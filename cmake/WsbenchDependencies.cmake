@@ -16,6 +16,9 @@ find_package(gRPC REQUIRED CONFIG)
 find_program(GRPC_CPP_PLUGIN grpc_cpp_plugin REQUIRED)
 if(WSBENCH_BUILD_TESTS)
   find_package(GTest REQUIRED)
+  # The grpc stack's raw HTTP/2 tests code HPACK header blocks with
+  # nghttp2's (libnghttp2-dev).
+  pkg_check_modules(NGHTTP2 REQUIRED IMPORTED_TARGET libnghttp2)
 endif()
 
 # callgrind.h (Debian's valgrind package): the timed loops mark themselves

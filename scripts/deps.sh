@@ -15,7 +15,7 @@ WSBENCH_PACKAGES=(
   libboost1.81-dev libboost-program-options1.81-dev
   rapidjson-dev libsimdjson-dev libxml2-dev libprotobuf-dev protobuf-compiler libssl-dev
   libgrpc++-dev protobuf-compiler-grpc
-  libbenchmark-dev libgtest-dev valgrind
+  libbenchmark-dev libgtest-dev libnghttp2-dev valgrind
   python3-zeep
   wrk nginx-light
   libsqlite3-dev wamerican

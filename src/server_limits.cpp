@@ -1,6 +1,7 @@
 #include "server_limits.h"
 
 #include "common/codec.h"
+#include "grpc/grpc_stack.h"
 #include "soap/soap_binding.h"
 #include "xmlrpc/xmlrpc_limits.h"
 
@@ -20,6 +21,7 @@ std::vector<std::pair<std::string, std::string>> server_limits(const ServerLimit
       {"xmlrpc_xml_size_limit", n(xmlrpc::kXmlSizeLimit)},
       {"xmlrpc_max_struct_members", n(xmlrpc::kMaxStructMembers)},
       {"abyss_header_buffer_bytes", n(xmlrpc::kAbyssHeaderBufferBytes)},
+      {"grpc_transport_quota_bytes", n(grpc_stack::transport_quota(server))},
       {"max_cached_payload_bytes", n(service.max_cached_payload_bytes)},
       {"max_cached_payloads", n(service.max_cached_payloads)},
       {"max_array_items", n(service.max_array_items)},

@@ -15,13 +15,18 @@
 // in-process client, so options.cpu is not applied (docs/servers/stacks/grpc.md).
 //
 // Limits: the largest message received is max_body_bytes, the metadata
-// (headers) at most max_header_bytes, and a connection idle for
-// keepalive_timeout_s is closed (GRPC_ARG_MAX_CONNECTION_IDLE_MS).
+// (headers) at most max_header_bytes, what the transports buffer
+// transport_quota(); a connection idle for keepalive_timeout_s is closed
+// (GRPC_ARG_MAX_CONNECTION_IDLE_MS), and so is one that does not finish
+// the SETTINGS exchange or answer a PING within peer_timeout_s()
+// (GRPC_ARG_SERVER_HANDSHAKE_TIMEOUT_MS, GRPC_ARG_KEEPALIVE_*).
 #include <grpcpp/grpcpp.h>
 #include <grpcpp/support/server_callback.h>
 
+#include <algorithm>
 #include <chrono>
 #include <climits>
+#include <limits>
 #include <stdexcept>
 
 #include "common/codec.h"
@@ -135,6 +140,24 @@ class WsbenchService final : public wsbench::Wsbench::CallbackService {
 
 int clamp_to_int(std::size_t n) { return n > INT_MAX ? INT_MAX : static_cast<int>(n); }
 
+}  // namespace
+
+std::size_t transport_quota(const ServerLimits& limits) {
+  constexpr std::size_t kMessages = 4;
+  constexpr std::size_t kFloor = std::size_t{16} << 20;
+  const std::size_t most = std::numeric_limits<std::size_t>::max();
+  return limits.max_body_bytes > (most - kFloor) / kMessages
+             ? most
+             : kMessages * limits.max_body_bytes + kFloor;
+}
+
+int peer_timeout_s(const ServerOptions& options) {
+  return std::max(
+      1, std::min(options.concurrency.request_timeout_s, options.limits.keepalive_timeout_s));
+}
+
+namespace {
+
 class GrpcServer final : public Server {
  public:
   GrpcServer(Service& service, const ServerOptions& options) : service_(service) {
@@ -145,11 +168,31 @@ class GrpcServer final : public Server {
     builder.RegisterService(&service_);
     builder.SetMaxReceiveMessageSize(clamp_to_int(options.limits.max_body_bytes));
     builder.SetMaxSendMessageSize(-1);  // replies are bounded by the service's limits
+    // gRPC 1.51 checks a message's size only once the whole message is
+    // in, and keeps opening its flow-control windows meanwhile: without a
+    // quota, a stream whose prefix claims 1 GiB buffers whatever it is
+    // sent (256 MiB for a 4 KiB limit, tests/grpc/grpc_hostile_test.cpp).
+    // The quota bounds what every connection's transport holds together;
+    // gRPC's reclaimer resets a stream that takes it over
+    // (ENHANCE_YOUR_CALM).
+    ::grpc::ResourceQuota quota("wsbench-grpc-server");
+    quota.Resize(transport_quota(options.limits));
+    builder.SetResourceQuota(quota);
     builder.AddChannelArgument(GRPC_ARG_MAX_METADATA_SIZE,
                                clamp_to_int(options.limits.max_header_bytes));
     builder.AddChannelArgument(
         GRPC_ARG_MAX_CONNECTION_IDLE_MS,
         clamp_to_int(std::size_t(options.limits.keepalive_timeout_s) * 1000));
+    // The wait on an unresponsive peer, as Beast's read and write
+    // deadline: a connection that has not finished HTTP/2's SETTINGS
+    // exchange (no preface, a partial one, no SETTINGS; gRPC's default is
+    // 120 s), and one that has a call in flight and has sent nothing for
+    // that long, then leaves a PING unanswered as long (a client that
+    // never reads its reply), are closed.
+    const int peer_ms = clamp_to_int(std::size_t(peer_timeout_s(options)) * 1000);
+    builder.AddChannelArgument(GRPC_ARG_SERVER_HANDSHAKE_TIMEOUT_MS, peer_ms);
+    builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_TIME_MS, peer_ms);
+    builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_TIMEOUT_MS, peer_ms);
     // An ephemeral port must be this server's alone.
     builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
     server_ = builder.BuildAndStart();

@@ -7,6 +7,7 @@
 // only src/grpc/ compiles against gRPC.
 #pragma once
 
+#include <cstddef>
 #include <memory>
 #include <string>
 
@@ -16,6 +17,17 @@ namespace wsb::grpc_stack {
 
 // grpc_server.cpp. Throws std::runtime_error if the server cannot listen.
 std::unique_ptr<Server> start_grpc_server(Service& service, const ServerOptions& options);
+
+// The memory the server's HTTP/2 transports may hold together (its
+// grpc::ResourceQuota): room for four messages of max_body_bytes and 16 MiB
+// of connection buffers.
+std::size_t transport_quota(const ServerLimits& limits);
+
+// Seconds the server waits on an unresponsive peer: for HTTP/2's preface
+// and SETTINGS, and, with a call in flight and nothing received for that
+// long, for the ACK of a PING. The smaller of request_timeout_s and
+// keepalive_timeout_s, as Beast's read and write deadline (at least 1).
+int peer_timeout_s(const ServerOptions& options);
 
 // grpc_client.cpp: codec "protobuf". Throws CallError if the connection
 // cannot be made, std::invalid_argument for another codec.

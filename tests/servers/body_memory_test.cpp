@@ -12,7 +12,6 @@
 #include <unistd.h>
 
 #include <cstdint>
-#include <fstream>
 #include <memory>
 #include <sstream>
 #include <string>
@@ -20,30 +19,17 @@
 
 #include "common/service.h"
 #include "common/transport.h"
+#include "process_memory.h"
 
 namespace wsb {
 namespace {
 
+using testing::reset_peak_rss;
+using testing::status_kb;
+
 constexpr std::size_t kMaxBody = std::size_t{32} << 20;
 constexpr std::size_t kSent = std::size_t{200} << 20;  // the body a client tries to send
 constexpr std::size_t kPiece = std::size_t{1} << 20;   // sent a chunk at a time
-
-// A /proc/self/status field in kB, or 0.
-std::uint64_t status_kb(const std::string& field) {
-  std::ifstream status("/proc/self/status");
-  std::string line;
-  while (std::getline(status, line))
-    if (line.rfind(field + ":", 0) == 0) return std::stoull(line.substr(field.size() + 1));
-  return 0;
-}
-
-// Resets the process's peak RSS (VmHWM) to its current RSS.
-bool reset_peak_rss() {
-  std::ofstream clear("/proc/self/clear_refs");
-  clear << "5";
-  clear.flush();
-  return clear.good();
-}
 
 // A client socket whose sends give up after a few seconds: a server that
 // stops reading without closing must fail the test, not hang it.

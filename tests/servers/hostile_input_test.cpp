@@ -6,7 +6,6 @@
 // classes tried") is this table; a test keeps the two equal.
 #include <gtest/gtest.h>
 
-#include <fstream>
 #include <functional>
 #include <map>
 #include <memory>
@@ -18,6 +17,7 @@
 #include "common/rpc_binding.h"
 #include "common/service.h"
 #include "common/transport.h"
+#include "docs_table.h"
 #include "raw_http.h"
 #include "stack_fixture.h"
 
@@ -379,18 +379,8 @@ std::string docs_table() {
 
 // (The suite keeps its name from when the table was in README.md.)
 TEST(HostileInputReadme, TableIsTheTestTable) {
-  const char* const path = WSB_SOURCE_DIR "/docs/servers/hostile-input.md";
-  std::ifstream docs(path);
-  ASSERT_TRUE(docs) << path << " not found";
-  std::stringstream text;
-  text << docs.rdbuf();
-  const std::string page = text.str();
-  const auto heading = page.find("Hostile input classes tried\n");
-  ASSERT_NE(heading, std::string::npos)
-      << path << " has no \"Hostile input classes tried\" heading";
-  EXPECT_NE(page.find(docs_table(), heading), std::string::npos)
-      << path << "'s \"Hostile input classes tried\" table differs from the test's; it is:\n"
-      << docs_table();
+  EXPECT_TRUE(testing::page_holds_table(WSB_SOURCE_DIR "/docs/servers/hostile-input.md",
+                                        "Hostile input classes tried\n", docs_table()));
 }
 
 }  // namespace

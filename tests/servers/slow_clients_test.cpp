@@ -3,7 +3,6 @@
 // (issue 11 item 4, pipelining from item 3). What each stack does at its
 // limits is in docs/servers/concurrency.md.
 #include <gtest/gtest.h>
-#include <sys/resource.h>
 
 #include <atomic>
 #include <chrono>
@@ -16,6 +15,7 @@
 #include "common/rpc_binding.h"
 #include "common/service.h"
 #include "common/transport.h"
+#include "fd_limit.h"
 #include "raw_http.h"
 #include "stack_fixture.h"
 
@@ -64,16 +64,7 @@ std::string primes_request(const std::string& stack, const Endpoint& at, std::ui
          "Content-Length: " + std::to_string(body.size()) + "\r\n\r\n" + body;
 }
 
-// Raises this process's descriptor limit to `wanted` if the hard limit
-// allows; false if it does not.
-bool raise_fd_limit(rlim_t wanted) {
-  rlimit limit{};
-  if (getrlimit(RLIMIT_NOFILE, &limit) != 0) return false;
-  if (limit.rlim_cur >= wanted) return true;
-  if (limit.rlim_max < wanted) return false;
-  limit.rlim_cur = wanted;
-  return setrlimit(RLIMIT_NOFILE, &limit) == 0;
-}
+using testing::raise_fd_limit;
 
 class SlowClients : public ::testing::TestWithParam<std::string> {
  protected:

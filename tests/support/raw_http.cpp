@@ -80,11 +80,28 @@ RawResponse RawConnection::read_response() {
   return r;
 }
 
+std::string RawConnection::read_exactly(std::size_t n) {
+  while (pending_.size() < n) fill();
+  std::string out = pending_.substr(0, n);
+  pending_.erase(0, n);
+  return out;
+}
+
 bool RawConnection::closed_by_server() {
   if (!pending_.empty()) return false;
   char c;
   const ssize_t n = ::recv(fd_, &c, 1, 0);
   return n == 0 || (n < 0 && errno == ECONNRESET);
+}
+
+bool RawConnection::closed_by_server_after_its_bytes() {
+  pending_.clear();
+  char buf[4096];
+  for (;;) {
+    const ssize_t n = ::recv(fd_, buf, sizeof buf, 0);
+    if (n == 0 || (n < 0 && errno == ECONNRESET)) return true;
+    if (n < 0) return false;
+  }
 }
 
 void RawConnection::set_receive_timeout(std::chrono::milliseconds t) {

@@ -39,9 +39,17 @@ class RawConnection {
   // with every reply and never chunk). Throws if the connection ends first.
   RawResponse read_response();
 
+  // Exactly `n` bytes (those after a response already read first), for
+  // peers of other protocols. Throws if the connection ends first.
+  std::string read_exactly(std::size_t n);
+
   // True if the server closes the connection (recv sees the end or a reset)
   // within the receive timeout, with no more response bytes.
   bool closed_by_server();
+
+  // The same for a server that may have sent bytes unasked (an HTTP/2
+  // server's SETTINGS): those are read and dropped until the end.
+  bool closed_by_server_after_its_bytes();
 
   void set_receive_timeout(std::chrono::milliseconds t);
 

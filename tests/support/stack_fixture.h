@@ -19,12 +19,13 @@ namespace wsb::testing {
 
 // Whether the stack's server speaks HTTP/1.1 on its socket and marks the
 // server's phase points: every stack but grpc (HTTP/2, no server points
-// yet), which the raw-socket suites (hostile input, slow clients, raw
-// HTTP) and the server-phase suites skip, saying so.
+// yet), which the HTTP/1.1 raw-socket suites (hostile input, slow clients,
+// raw HTTP) and the server-phase suites skip, saying so. Its raw HTTP/2
+// tests are tests/grpc/grpc_hostile_test.cpp and grpc_slow_clients_test.cpp.
 inline bool speaks_http1(const std::string& stack) { return stack != "grpc"; }
 inline constexpr const char kNotHttp1[] =
-    "grpc speaks HTTP/2 and marks no server points: its raw-socket and phase tests are not "
-    "written yet";
+    "grpc speaks HTTP/2 and marks no server points: its raw-socket tests are under tests/grpc/ "
+    "(grpc_hostile_test, grpc_slow_clients_test), its phase tests are not written yet";
 
 // One registered stack carrying one of its codecs: the parameter of suites
 // that run over every stack x codec.

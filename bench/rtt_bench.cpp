@@ -117,7 +117,10 @@ void run_rtt(benchmark::State& state, const RttCase& c, const std::optional<Wire
   // Counted once per case: every repetition sends the same bytes, and over
   // a shaped link one call of a 64 MiB body takes seconds.
   static std::map<std::string, WireCount> counted;
-  const std::string key = c.name();
+  // By the stack entry too: a test's stand-in may share a registered
+  // stack's name.
+  const std::string key =
+      c.name() + "@" + std::to_string(reinterpret_cast<std::uintptr_t>(c.stack));
   auto known = counted.find(key);
   if (known == counted.end()) known = counted.emplace(key, count_wire(c, server)).first;
   const WireCount wire = known->second;

@@ -10,7 +10,6 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
-#include <fstream>
 #include <stdexcept>
 
 #include "common/clock.h"
@@ -70,15 +69,6 @@ int connect_loopback(std::uint16_t port, const SocketOptions& options) {
     fail(std::string("connect: ") + std::strerror(saved));
   }
   return fd;
-}
-
-// The scheduler state of one of this process's threads, as TcpFloor reads it.
-char thread_state(int tid) {
-  std::ifstream stat("/proc/self/task/" + std::to_string(tid) + "/stat");
-  std::string line;
-  if (!std::getline(stat, line)) return 0;
-  const auto close = line.rfind(')');
-  return close == std::string::npos || close + 2 >= line.size() ? 0 : line[close + 2];
 }
 
 }  // namespace
@@ -190,12 +180,7 @@ int ConnectionFloor::warm_up(std::int64_t budget_ns) {
   return made;
 }
 
-void ConnectionFloor::wait_until_server_waits() const {
-  const int tid = server_tid_.load();
-  if (tid == 0) return;
-  const std::int64_t deadline = now_ns() + 5'000'000;
-  while (thread_state(tid) != 'S' && now_ns() < deadline) std::this_thread::yield();
-}
+void ConnectionFloor::wait_until_server_waits() const { wait_until_sleeping(server_tid_.load()); }
 
 void ConnectionFloor::serve() {
   server_tid_ = static_cast<int>(::gettid());
@@ -242,9 +227,10 @@ void ConnectionFloor::serve_connection(int fd) {
     ++handshakes_;
   }
   while (read_exact_plain(fd, ssl, server_buffer_.data(), request_bytes_)) {
+    // Counted before the reply goes: a client that has it sees the counts.
     plain_received_ += request_bytes_;
-    if (!write_all_plain(fd, ssl, server_buffer_.data(), response_bytes_)) break;
     plain_sent_ += response_bytes_;
+    if (!write_all_plain(fd, ssl, server_buffer_.data(), response_bytes_)) break;
   }
   if (ssl != nullptr) {
     SSL_shutdown(ssl);

@@ -81,15 +81,7 @@ ssl::context& client_context() {
 class TlsWire final : public ClientWire {
  public:
   explicit TlsWire(const Endpoint& server) : socket_(io_) {
-    boost::system::error_code ec;
-    tcp::resolver resolver(io_);
-    const auto results = resolver.resolve(server.host, std::to_string(server.port), ec);
-    if (!ec) net::connect(socket_, results, ec);
-    if (!ec) socket_.set_option(tcp::no_delay(true), ec);
-    if (!ec && !TimedSocket::set_idle_timeout(socket_.native_handle(), kClientIdleTimeout))
-      ec = {errno, boost::system::system_category()};
-    if (ec)
-      throw CallError("beast-tls: cannot connect to " + server.to_string() + ": " + ec.message());
+    connect_socket(socket_, server, "beast-tls");
     stream_.emplace(TimedLayer(socket_.native_handle(), io_.get_executor()), client_context());
     // SNI, as the example sets it (SSL_set_tlsext_host_name, whose macro
     // casts); the certificate's name is checked by the context
@@ -97,6 +89,7 @@ class TlsWire final : public ClientWire {
     if (SSL_ctrl(stream_->native_handle(), SSL_CTRL_SET_TLSEXT_HOSTNAME, TLSEXT_NAMETYPE_host_name,
                  const_cast<char*>(tls::kServerName)) != 1)
       throw CallError("beast-tls: cannot set the server name");
+    boost::system::error_code ec;
     stream_->handshake(ssl::stream_base::client, ec);
     if (ec) {
       close();

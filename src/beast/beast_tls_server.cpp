@@ -28,6 +28,7 @@
 
 #include "beast/beast_rest.h"
 #include "beast/beast_stack.h"
+#include "beast/server_setup.h"
 #include "beast/timed_socket.h"  // kReadBufferBytes
 #include "common/clock.h"
 #include "common/placement.h"
@@ -249,23 +250,9 @@ class BeastTlsServer final : public Server {
         io_(std::max(1, options.concurrency.io_threads)),
         acceptor_(net::make_strand(io_)) {
     tls::configure(context_.native_handle(), tls::Side::server);
-    const std::string where = options.listen.to_string();
-    try {
-      tcp::resolver resolver(io_);
-      const auto results =
-          resolver.resolve(options.listen.host, std::to_string(options.listen.port),
-                           tcp::resolver::passive | tcp::resolver::numeric_service);
-      const tcp::endpoint ep = results.begin()->endpoint();
-      acceptor_.open(ep.protocol());
-      acceptor_.set_option(net::socket_base::reuse_address(true));
-      acceptor_.bind(ep);
-      acceptor_.listen(options.concurrency.backlog);
-      endpoint_ = Endpoint{options.listen.host, acceptor_.local_endpoint().port()};
-    } catch (const boost::system::system_error& e) {
-      throw std::runtime_error("beast-tls: cannot listen on " + where + ": " + e.code().message());
-    }
+    endpoint_ = listen(acceptor_, io_, options, "beast-tls");
     accept();
-    start_threads();
+    start_io_threads(io_, options_, threads_, [this] { stop(); });
   }
 
   ~BeastTlsServer() override { stop(); }
@@ -287,38 +274,8 @@ class BeastTlsServer final : public Server {
   }
 
  private:
-  void start_threads() {
-    const int count = std::max(1, options_.concurrency.io_threads);
-    std::vector<std::future<void>> started;
-    for (int i = 0; i < count; ++i) {
-      std::promise<void> pinned;
-      started.push_back(pinned.get_future());
-      threads_.emplace_back([this, pinned = std::move(pinned)]() mutable {
-        try {
-          pin_current_thread(options_.cpu);
-        } catch (...) {
-          pinned.set_exception(std::current_exception());
-          return;
-        }
-        pinned.set_value();
-        io_.run();
-      });
-    }
-    try {
-      for (auto& f : started) f.get();
-    } catch (...) {
-      stop();
-      throw;
-    }
-  }
-
-  net::any_io_executor session_executor() {
-    if (options_.concurrency.io_threads <= 1) return io_.get_executor();
-    return net::make_strand(io_);
-  }
-
   void accept() {
-    acceptor_.async_accept(session_executor(),
+    acceptor_.async_accept(session_executor(io_, options_),
                            beast::bind_front_handler(&BeastTlsServer::on_accept, this));
   }
 

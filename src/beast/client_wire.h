@@ -7,6 +7,8 @@
 
 #include <array>
 #include <boost/asio/buffer.hpp>
+#include <boost/asio/connect.hpp>
+#include <boost/asio/ip/tcp.hpp>
 #include <boost/beast/core/error.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
 #include <boost/beast/http/parser.hpp>
@@ -16,6 +18,7 @@
 #include <string>
 
 #include "beast/field_arena.h"
+#include "beast/timed_socket.h"
 #include "common/transport.h"
 
 namespace wsb::beast_stack {
@@ -49,5 +52,22 @@ std::unique_ptr<Client> make_client(std::unique_ptr<ClientWire> wire, const Endp
 // (primes(1'000'000) takes a few seconds to compute; a stuck server
 // should not hang a benchmark forever).
 inline constexpr std::chrono::seconds kClientIdleTimeout{120};
+
+// Connects `socket` to `server`, with TCP_NODELAY and kClientIdleTimeout on
+// its reads and writes. Throws CallError naming `who`.
+inline void connect_socket(boost::asio::ip::tcp::socket& socket, const Endpoint& server,
+                           const char* who) {
+  using tcp = boost::asio::ip::tcp;
+  boost::system::error_code ec;
+  tcp::resolver resolver(socket.get_executor());
+  const auto results = resolver.resolve(server.host, std::to_string(server.port), ec);
+  if (!ec) boost::asio::connect(socket, results, ec);
+  if (!ec) socket.set_option(tcp::no_delay(true), ec);
+  if (!ec && !TimedSocket::set_idle_timeout(socket.native_handle(), kClientIdleTimeout))
+    ec = {errno, boost::system::system_category()};
+  if (ec)
+    throw CallError(std::string(who) + ": cannot connect to " + server.to_string() + ": " +
+                    ec.message());
+}
 
 }  // namespace wsb::beast_stack

@@ -77,6 +77,27 @@ TEST(CaseIsolation, TlsAndNewConnectionCasesLeaveTheProcessAsFound) {
   EXPECT_EQ(after, before);
 }
 
+// A thread-per-connection server (gSOAP's) under new-connection rows: each
+// call's server thread has ended by the case's end, so its server is back
+// to idle. The rows exist beside a TLS variant; a stand-in named
+// gsoap-tls (gSOAP itself) makes the case table add them.
+TEST(CaseIsolation, NewConnectionRowsOfAThreadPerConnectionServerLeaveItIdle) {
+  testing::internal::CaptureStderr();
+  const ProcessState before = ProcessState::now();
+  StackEntry variant = find_stack("gsoap");
+  variant.name = "gsoap-tls";
+  const std::vector<StackEntry> stacks = {find_stack("gsoap"), variant};
+  RecordingReporter reporter;
+  EXPECT_EQ(run_rtt_cases("^rtt/gsoap/soap/(ping|echo/message-a/100)/new-connection/same", reporter,
+                          &stacks),
+            2u);
+  const ProcessState after = ProcessState::now();
+  const std::string diagnostics = testing::internal::GetCapturedStderr();
+  EXPECT_TRUE(reporter.errors.empty()) << reporter.errors.front();
+  EXPECT_EQ(diagnostics.find("not released"), std::string::npos) << diagnostics;
+  EXPECT_EQ(after, before);
+}
+
 // The negotiation check before timing, failing: a "-tls" stack whose
 // server and client speak plaintext has no ServerHello on its connection,
 // and its row fails verification instead of being timed. (A server

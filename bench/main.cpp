@@ -28,6 +28,7 @@
 #include "common/placement.h"
 #include "common/server_concurrency.h"
 #include "common/service.h"
+#include "common/tls.h"
 #include "harness/build_info.h"
 #include "harness/environment.h"
 #include "harness/heap_policy.h"
@@ -338,6 +339,8 @@ std::size_t stack_offset_from_environment() {
     benchmark::AddCustomContext("wsbench_remote_floor", rtt.remote_floor->to_string());
   benchmark::AddCustomContext("probes", wsb::probes_enabled() ? "on" : "off");
   benchmark::AddCustomContext("server_phases", wsb::bench::server_phase_sources(rtt));
+  // What every TLS row negotiates (the *-tls stacks and their floor).
+  benchmark::AddCustomContext("tls", wsb::tls::description());
 
   for (const auto& [key, value] : wsb::environment(command_line))
     benchmark::AddCustomContext(key, value);

@@ -1,9 +1,11 @@
 // The round-trip kernel: one case's benchmark. It verifies the reply,
-// counts the case's bytes, starts the TCP floor beside it, makes one
-// untimed warm-up call, then times each call (OpRunner::timed_call) with
-// the floor's blocks interleaved, and reports percentiles, bytes, the
-// floor and the phase columns. The cases, the operation, the servers and
-// the reports are in the files rtt_internal.h lists.
+// counts the case's bytes (on a TLS stack: checks what was negotiated),
+// starts the floor beside it (TCP, or for TLS and new-connection rows the
+// connection floor, tls_floor.h), makes one untimed warm-up call, then
+// times each call (OpRunner::timed_call: on a new-connection row, connect,
+// handshake, call and close) with the floor's blocks interleaved, and
+// reports percentiles, bytes, the floor and the phase columns. The cases, the operation, the
+// servers and the reports are in the files rtt_internal.h lists.
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
@@ -13,12 +15,14 @@
 
 #include "anchors/anchors.h"
 #include "common/clock.h"
+#include "common/tls.h"
 #include "harness/loopback.h"
 #include "harness/network_link.h"
 #include "harness/profiling.h"
 #include "harness/stack_sockets.h"
 #include "harness/stats.h"
 #include "harness/tcp_floor.h"
+#include "harness/tls_floor.h"
 #include "rtt_internal.h"
 
 namespace wsb::bench::rtt {
@@ -47,14 +51,52 @@ FloorListener floor_listener(const NetworkLink* link) {
           }};
 }
 
-void run_rtt(benchmark::State& state, const RttCase& c) {
+// The floor of a row: TcpFloor for a plain kept-alive one, ConnectionFloor
+// for TLS and new-connection rows (in-process, over loopback only).
+struct Floor {
+  std::optional<TcpFloor> tcp;
+  std::optional<ConnectionFloor> connection;
+  std::string missing;  // why a row that should have a floor has none
+  explicit operator bool() const { return tcp || connection; }
+  std::int64_t round_trip() { return tcp ? tcp->round_trip() : connection->round_trip(); }
+  void warm_up() { tcp ? tcp->warm_up() : connection->warm_up(); }
+  void wait_until_server_waits() const {
+    tcp ? tcp->wait_until_server_waits() : connection->wait_until_server_waits();
+  }
+};
+
+// `request` and `response`: the plaintext bytes of one call.
+void start_floor(Floor& floor, const RttCase& c, bool in_process, std::uint64_t request,
+                 std::uint64_t response) {
+  const bool tls = is_tls(*c.stack);
+  const ConnectionOptions sockets = stack_socket_options(c.socket_stack());
+  if (!tls && !c.new_connection) {
+    if (in_process) {
+      floor.tcp.emplace(request, response, sockets, server_cpu(c.placement), TcpFloor::Route{},
+                        floor_listener(pool->link()));
+    } else if (const auto& remote_floor = pool->remote_floor()) {
+      floor.tcp.emplace(remote_floor->host, remote_floor->port, request, response, sockets);
+    }
+    return;
+  }
+  if (!in_process || pool->link() != nullptr) {
+    floor.missing = "no floor (the connection floor runs over loopback only)";
+    return;
+  }
+  floor.connection.emplace(request, response, sockets, server_cpu(c.placement),
+                           ConnectionFloor::Shape{tls, c.new_connection});
+}
+
+void run_rtt(benchmark::State& state, const RttCase& c, const std::optional<WireCount>& plain) {
   pin_current_thread(client_cpu(c.placement));
   const Endpoint server = pool->endpoint(*c.stack, c.placement);
   const bool in_process = pool->in_process(*c.stack);
-  const auto client = c.stack->connect(server, c.codec);
-  // An anchor has no probes: no phases, whatever --no-probes says.
-  const PhaseSource source =
-      c.anchor != nullptr ? PhaseSource::none : phase_source(in_process ? nullptr : client.get());
+  const auto client = connect_case(c, server);
+  // An anchor has no probes: no phases, whatever --no-probes says; nor has
+  // a new-connection row, whose client points start after its connect.
+  const PhaseSource source = c.anchor != nullptr || c.new_connection
+                                 ? PhaseSource::none
+                                 : phase_source(in_process ? nullptr : client.get());
   OpRunner runner(*client, c);
 
   // A payload the codec cannot carry at all (text/plain and an array).
@@ -75,25 +117,32 @@ void run_rtt(benchmark::State& state, const RttCase& c) {
   // Counted once per case: every repetition sends the same bytes, and over
   // a shaped link one call of a 64 MiB body takes seconds.
   static std::map<std::string, WireCount> counted;
-  const std::string key = c.name();
+  // By the stack entry too: a test's stand-in may share a registered
+  // stack's name.
+  const std::string key =
+      c.name() + "@" + std::to_string(reinterpret_cast<std::uintptr_t>(c.stack));
   auto known = counted.find(key);
   if (known == counted.end()) known = counted.emplace(key, count_wire(c, server)).first;
   const WireCount wire = known->second;
-  // The floor: the same byte counts with the stack's socket options, in
-  // blocks alternating with the case's calls (tcp_floor.h).
-  std::optional<TcpFloor> tcp;
-  std::optional<InterleavedFloor> floor;
-  if (in_process) {
-    tcp.emplace(wire.request, wire.response, stack_socket_options(c.socket_stack()),
-                server_cpu(c.placement), TcpFloor::Route{}, floor_listener(pool->link()));
-  } else if (const auto& remote_floor = pool->remote_floor()) {
-    tcp.emplace(remote_floor->host, remote_floor->port, wire.request, wire.response,
-                stack_socket_options(c.socket_stack()));
+  // A TLS row negotiates what every TLS row does, or is not measured.
+  if (plain) {
+    if (const std::string diff = hello_mismatch(wire.hello); !diff.empty()) {
+      state.SkipWithError(("verification failed: " + diff).c_str());
+      return;
+    }
   }
-  if (tcp) {
-    tcp->warm_up();
+  // The plaintext of one call: on a TLS row its plain counterpart's bytes.
+  const WireCount& text = plain ? *plain : wire;
+  // The floor: the same plaintext byte counts with the stack's socket
+  // options, in blocks alternating with the case's calls (tcp_floor.h,
+  // tls_floor.h).
+  Floor exchanges;
+  start_floor(exchanges, c, in_process, text.request, text.response);
+  std::optional<InterleavedFloor> floor;
+  if (exchanges) {
+    exchanges.warm_up();
     floor.emplace(
-        [&tcp] { return tcp->round_trip(); },
+        [&exchanges] { return exchanges.round_trip(); },
         std::min<std::size_t>(kFloorBlock, static_cast<std::size_t>(state.max_iterations)));
   }
   // One untimed call after all set-up, so the first timed one finds the
@@ -113,7 +162,7 @@ void run_rtt(benchmark::State& state, const RttCase& c) {
     if (floor && floor->block_due()) {
       sampled.reset();
       floor->run_block();
-      tcp->wait_until_server_waits();
+      exchanges.wait_until_server_waits();
     }
     if (!sampled) sampled.emplace();
     if (floor) floor->count_call();
@@ -122,7 +171,8 @@ void run_rtt(benchmark::State& state, const RttCase& c) {
     state.SetIterationTime(static_cast<double>(elapsed) * 1e-9);
     samples.push_back(elapsed);
 
-    if (c.anchor == nullptr) tally.record(source, *client, server_points, elapsed);
+    if (c.anchor == nullptr && !c.new_connection)
+      tally.record(source, *client, server_points, elapsed);
     runner.clean_up();
   }
   sampled.reset();
@@ -142,8 +192,13 @@ void run_rtt(benchmark::State& state, const RttCase& c) {
   state.counters["max_us"] = p.max * us;
   state.counters["request_bytes"] = static_cast<double>(wire.request);
   state.counters["response_bytes"] = static_cast<double>(wire.response);
-  state.counters["request_body_bytes"] = static_cast<double>(wire.request_http.bodies);
-  state.counters["response_body_bytes"] = static_cast<double>(wire.response_http.bodies);
+  state.counters["request_body_bytes"] = static_cast<double>(text.request_http.bodies);
+  state.counters["response_body_bytes"] = static_cast<double>(text.response_http.bodies);
+  if (plain) {
+    state.counters["request_plain_bytes"] = static_cast<double>(plain->request);
+    state.counters["response_plain_bytes"] = static_cast<double>(plain->response);
+  }
+  if (c.new_connection) state.counters["new_connection"] = 1;
   if (floor) {
     const Summary f = summarize(floor->samples());
     state.counters["floor_n"] = static_cast<double>(f.n);
@@ -162,8 +217,13 @@ void run_rtt(benchmark::State& state, const RttCase& c) {
     where = "in-process anchor server of " + c.anchor->stack + "/" + c.anchor->codec +
             "; request check: none (an anchor records no request)";
   if (pool->link() != nullptr) where += " over link " + pool->link()->spec().name;
-  if (!in_process)
-    where += tcp ? ", floor " + pool->remote_floor()->to_string() : std::string(", no floor");
+  if (!exchanges.missing.empty()) {
+    where += ", " + exchanges.missing;
+  } else if (!in_process) {
+    where += exchanges ? ", floor " + pool->remote_floor()->to_string() : std::string(", no floor");
+  }
+  if (plain)
+    where += std::string("; tls: ") + tls::kProtocol + " " + tls::kCipherSuite + " " + tls::kGroup;
   state.SetLabel(where + "; server phases: " + source_name(source));
 }
 
@@ -171,8 +231,12 @@ void run_rtt(benchmark::State& state, const RttCase& c) {
 
 void guarded_rtt(benchmark::State& state, const RttCase& c) {
   try {
+    // Before the case's own scope: the plain counterpart's server is
+    // started and stopped in a scope of its own.
+    std::optional<WireCount> plain;
+    if (is_tls(*c.stack)) plain = plain_wire(c);
     const CaseScope scope(c);
-    run_rtt(state, c);
+    run_rtt(state, c, plain);
   } catch (const std::exception& e) {
     state.SkipWithError((std::string("round trip failed: ") + e.what()).c_str());
   }

@@ -57,6 +57,7 @@ std::string RttCase::name() const {
     n += "/" + spec.label();
   if (op == Op::primes) n += "/" + std::to_string(primes);
   if (op == Op::define || op == Op::put) n += "/x" + std::to_string(size_multiple);
+  if (new_connection) n += "/new-connection";
   return n + "/" + std::string(placement_name(placement));
 }
 
@@ -139,27 +140,52 @@ std::vector<RttCase> rtt_cases(const RttOptions& options) {
           cases.push_back(RttCase{&stack, codec, op, spec, n, placement, options.dictionary_size});
         };
         const bool texts_only = find_codec(codec).texts_only;
-        add(Op::ping);
-        if (texts_only) {
-          // text/plain carries texts only: E1's REST text row.
-          add(Op::get, {Kind::text});
-          add(Op::echo, {Kind::text});
+        const bool tls = is_tls(stack);
+        const PayloadSpec message_a{Kind::message_a, 100};
+        const PayloadSpec message_b{Kind::message_b, 128 * 1024};
+        if (tls && !full) {
+          // A TLS stack's standard sweep: the calls its TLS ratios are
+          // read from, each also as a new connection below.
+          add(Op::ping);
+          add(Op::echo, message_a);
+          add(Op::echo, message_b);
         } else {
-          for (const auto& s : get_payloads) add(Op::get, s);
-          for (const auto& s : echo_payloads) add(Op::echo, s);
-          if (!full && anchored(options, stack, codec)) add(Op::echo, anchor_echo);
-        }
-        if (full && !texts_only) {
-          add(Op::register_client);
-          for (const auto& s : messages) {
-            add(Op::send, s);
-            add(Op::receive, s);
+          add(Op::ping);
+          if (texts_only) {
+            // text/plain carries texts only: E1's REST text row.
+            add(Op::get, {Kind::text});
+            add(Op::echo, {Kind::text});
+          } else {
+            for (const auto& s : get_payloads) add(Op::get, s);
+            for (const auto& s : echo_payloads) add(Op::echo, s);
+            if (!full && anchored(options, stack, codec)) add(Op::echo, anchor_echo);
           }
-          add(Op::unregister);
+          if (full && !texts_only) {
+            add(Op::register_client);
+            for (const auto& s : messages) {
+              add(Op::send, s);
+              add(Op::receive, s);
+            }
+            add(Op::unregister);
+          }
+          add(Op::primes, {}, full ? 100'000 : 1'000);
+          add(Op::define);
+          add(Op::put);
+          // A plain stack beside its TLS variant: the steady row the TLS
+          // sweep has and the standard one lacks.
+          if (!full && !tls && !anchored(options, stack, codec) &&
+              has_tls_variant(stacks_of(options), stack, codec))
+            add(Op::echo, message_b);
         }
-        add(Op::primes, {}, full ? 100'000 : 1'000);
-        add(Op::define);
-        add(Op::put);
+        // New-connection rows: every TLS stack's, and their plain partners.
+        if (tls || has_tls_variant(stacks_of(options), stack, codec)) {
+          for (const auto& [op, spec] :
+               {std::pair{Op::ping, PayloadSpec{}}, std::pair{Op::echo, message_a},
+                std::pair{Op::echo, message_b}}) {
+            add(op, spec);
+            cases.back().new_connection = true;
+          }
+        }
       }
     }
     // Registered with the stacks' cases, so their repetitions interleave
@@ -225,7 +251,7 @@ class NameFilter {
 std::optional<double> pilot_call_ns(const RttCase& c) {
   const CaseScope scope(c);
   pin_current_thread(client_cpu(c.placement));
-  const auto client = c.stack->connect(pool->endpoint(*c.stack, c.placement), c.codec);
+  const auto client = connect_case(c, pool->endpoint(*c.stack, c.placement));
   OpRunner runner(*client, c);
   const std::int64_t verify_start = now_ns();
   if (!runner.verify().empty()) return std::nullopt;

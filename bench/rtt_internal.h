@@ -11,6 +11,8 @@
 //                      (CaseScope)
 //   rtt_report.cpp     bytes on the wire (count_wire, --wire-sizes) and the
 //                      server phases (PhaseTally, phase sources)
+//   rtt_connections.cpp  TLS and new-connection rows: which stacks pair,
+//                      the client that connects per call, the floors
 #pragma once
 
 #include <cstdint>
@@ -59,8 +61,12 @@ struct RttCase {
   Placement placement;
   unsigned size_multiple = 1;                    // define, put: the dictionary's definitions
   const anchors::AnchorEntry* anchor = nullptr;  // set in an anchor's case
+  // A new connection per call: the timed call is connect (and, on a TLS
+  // stack, the handshake), the call, and the close (NewConnectionClient).
+  bool new_connection = false;
 
-  // rtt/<stack>/<codec>/<op>/..., or anchor/<library>/<op>/...
+  // rtt/<stack>/<codec>/<op>/..., or anchor/<library>/<op>/...; a
+  // new-connection case has "/new-connection" before the placement.
   std::string name() const;
   // The stack whose sockets the case's floor copies: the anchored stack's
   // for an anchor.
@@ -200,11 +206,38 @@ class OpRunner {
 // exception skips the case with its message.
 void guarded_rtt(benchmark::State& state, const RttCase& c);
 
+// ---- rtt_connections.cpp ----
+
+// A TLS stack: its name ends in "-tls" (src/common/tls.h's configuration).
+bool is_tls(const StackEntry& stack);
+// A TLS stack's plain counterpart (its name without "-tls"), registered
+// (all_stacks()); null if there is none.
+const StackEntry* plain_counterpart(const StackEntry& tls_stack);
+// True if `stacks` holds `stack`'s TLS variant carrying `codec`.
+bool has_tls_variant(const std::vector<StackEntry>& stacks, const StackEntry& stack,
+                     const std::string& codec);
+
+// The case's client: the stack's own, or for a new-connection case one
+// that connects per call (NewConnectionClient).
+std::unique_ptr<Client> connect_case(const RttCase& c, const Endpoint& server);
+
+struct WireCount;
+// A TLS case's plain counterpart's bytes for the same call, kept alive
+// (the plaintext its TLS records carry), counted once in a CaseScope of
+// its own: call it before the TLS case's. Throws std::runtime_error if the
+// stack has no plain counterpart.
+WireCount plain_wire(const RttCase& c);
+
 // ---- rtt_report.cpp ----
 
 struct WireCount {
+  // Bytes on the socket: on a TLS stack, TLS records; on a new-connection
+  // case, with the handshake and the close.
   std::uint64_t request = 0, response = 0;
+  // Plain stacks only: the HTTP split (TLS records hide it).
   HttpSizes request_http, response_http;
+  // TLS stacks: what the server chose, from its ServerHello.
+  std::optional<ServerHello> hello;
 };
 
 // One call through a counting relay: the bytes it put on the socket.

@@ -40,6 +40,13 @@ const std::vector<StackEntry>& all_stacks() {
        "and a synchronous client; REST bodies by Content-Type and Accept, and the common "
        "transport for every codec (X-Wsbench-Codec)",
        every_codec(), beast_stack::start_beast_server, beast_stack::connect_beast_client},
+      {"beast-tls",
+       "Boost.Beast HTTP/1.1 over TLS 1.3 (beast::ssl_stream, as Beast's "
+       "http_server_async_ssl and http_client_sync_ssl): the beast stack's request handling and "
+       "client behind one TLS configuration (TLS_AES_128_GCM_SHA256, x25519)",
+       {"json", "xml", "protobuf", "soap", "xmlrpc"},
+       beast_stack::start_beast_tls_server,
+       beast_stack::connect_beast_tls_client},
       {"grpc",
        "gRPC 1.51 over HTTP/2 (h2c): a callback service (grpc::CallbackService, gRPC's own "
        "threads) and the synchronous stub on one channel (one connection); one unary RPC per "

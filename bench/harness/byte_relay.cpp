@@ -12,6 +12,7 @@
 #include <array>
 #include <cctype>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <stdexcept>
 #include <string>
@@ -84,6 +85,14 @@ ByteRelay::~ByteRelay() {
   ::close(listen_fd_);
 }
 
+bool ByteRelay::wait_until_closed(int timeout_ms) const {
+  for (int waited = 0; open_connections_.load() > 0; ++waited) {
+    if (waited >= timeout_ms) return false;
+    ::poll(nullptr, 0, 1);
+  }
+  return true;
+}
+
 void ByteRelay::reset() {
   const std::lock_guard lock(capture_mutex_);
   to_server_ = 0;
@@ -112,7 +121,11 @@ void ByteRelay::accept_loop() {
     set_nodelay(fd);
     const std::lock_guard lock(mutex_);
     open_fds_.push_back(fd);
-    pumps_.emplace_back([this, fd] { pump(fd); });
+    ++open_connections_;
+    pumps_.emplace_back([this, fd] {
+      pump(fd);
+      --open_connections_;
+    });
   }
 }
 
@@ -252,6 +265,78 @@ HttpSizes http_sizes(std::string_view stream) {
     stream.remove_prefix(content_length);
   }
   return sizes;
+}
+
+}  // namespace wsb
+
+namespace wsb {
+namespace {
+
+std::uint16_t be16(std::string_view s, std::size_t at) {
+  return static_cast<std::uint16_t>((static_cast<unsigned char>(s[at]) << 8) |
+                                    static_cast<unsigned char>(s[at + 1]));
+}
+
+// RFC 8446 4.1.3: a HelloRetryRequest is a ServerHello with this random.
+constexpr unsigned char kRetryRandom[32] = {
+    0xCF, 0x21, 0xAD, 0x74, 0xE5, 0x9A, 0x61, 0x11, 0xBE, 0x1D, 0x8C, 0x02, 0x1E, 0x65, 0xB8, 0x91,
+    0xC2, 0xA2, 0x11, 0x16, 0x7A, 0xBB, 0x8C, 0x5E, 0x07, 0x9E, 0x09, 0xE2, 0xC8, 0xA8, 0x33, 0x9C};
+
+}  // namespace
+
+std::optional<ServerHello> server_hello(std::string_view in) {
+  // A handshake record (22) whose first message is a ServerHello (2); a
+  // ServerHello fits in its first record.
+  constexpr std::size_t kRecordHeader = 5, kMessageHeader = 4;
+  if (in.size() < kRecordHeader + kMessageHeader || in[0] != 22) return std::nullopt;
+  const std::size_t record = be16(in, 3);
+  if (in.size() < kRecordHeader + record) return std::nullopt;
+  std::string_view m = in.substr(kRecordHeader, record);
+  if (m[0] != 2) return std::nullopt;
+  const std::size_t length = (std::size_t{static_cast<unsigned char>(m[1])} << 16) | be16(m, 2);
+  if (m.size() < kMessageHeader + length) return std::nullopt;
+  m = m.substr(kMessageHeader, length);
+  // legacy_version, random, legacy_session_id, cipher_suite,
+  // legacy_compression_method, extensions.
+  std::size_t at = 2 + 32;
+  if (m.size() < at + 1) return std::nullopt;
+  if (std::memcmp(m.data() + 2, kRetryRandom, sizeof kRetryRandom) == 0) return std::nullopt;
+  at += 1 + static_cast<unsigned char>(m[at]);
+  if (m.size() < at + 2 + 1 + 2) return std::nullopt;
+  ServerHello hello;
+  hello.cipher_suite = be16(m, at);
+  at += 2 + 1;
+  const std::size_t end = at + 2 + be16(m, at);
+  if (m.size() < end) return std::nullopt;
+  for (at += 2; at + 4 <= end;) {
+    const std::uint16_t type = be16(m, at);
+    const std::size_t size = be16(m, at + 2);
+    at += 4;
+    if (at + size > end) return std::nullopt;
+    if (type == 0x002b && size >= 2) hello.version = be16(m, at);  // supported_versions
+    if (type == 0x0033 && size >= 2) hello.group = be16(m, at);    // key_share
+    at += size;
+  }
+  return hello;
+}
+
+std::string hello_mismatch(const std::optional<ServerHello>& hello) {
+  if (!hello) return "no TLS ServerHello on the connection";
+  const auto hex = [](std::uint16_t v) {
+    char text[8];
+    std::snprintf(text, sizeof text, "0x%04x", v);
+    return std::string(text);
+  };
+  std::string diff;
+  const auto check = [&](const char* what, std::uint16_t got, std::uint16_t want) {
+    if (got != want)
+      diff += (diff.empty() ? "" : ", ") + std::string(what) + " " + hex(got) + " (want " +
+              hex(want) + ")";
+  };
+  check("cipher suite", hello->cipher_suite, kExpectedHello.cipher_suite);
+  check("key_share group", hello->group, kExpectedHello.group);
+  check("supported_versions", hello->version, kExpectedHello.version);
+  return diff.empty() ? diff : "the server negotiated " + diff;
 }
 
 }  // namespace wsb

@@ -7,6 +7,7 @@
 #include <atomic>
 #include <cstdint>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <thread>
@@ -36,6 +37,12 @@ class ByteRelay {
   Counts counts() const { return {to_server_.load(), to_client_.load()}; }
   void reset();
 
+  // Waits until every connection through the relay has ended (both sides
+  // closed and forwarded), at most `timeout_ms`; false if one is still
+  // open then. After a client's close, its last bytes (a TLS
+  // close_notify) are counted once this returns true.
+  bool wait_until_closed(int timeout_ms) const;
+
   // The bytes themselves since the last reset, when capture is on (for
   // splitting totals into HTTP headers and bodies).
   void set_capture(bool on) { capture_ = on; }
@@ -53,6 +60,7 @@ class ByteRelay {
   std::atomic<bool> stopping_{false};
   std::atomic<std::uint64_t> to_server_{0};
   std::atomic<std::uint64_t> to_client_{0};
+  std::atomic<int> open_connections_{0};
   std::atomic<bool> capture_{false};
   mutable std::mutex capture_mutex_;
   std::string captured_to_server_;
@@ -75,5 +83,26 @@ struct HttpSizes {
   std::size_t messages = 0;
 };
 HttpSizes http_sizes(std::string_view stream);
+
+// What a TLS server chose, from its ServerHello (plaintext in TLS 1.3: it
+// precedes the encrypted handshake): the cipher suite, the key_share
+// extension's group and the supported_versions extension's version; 0 for
+// what it does not carry.
+struct ServerHello {
+  std::uint16_t cipher_suite = 0;
+  std::uint16_t group = 0;
+  std::uint16_t version = 0;
+};
+// The first ServerHello of the server-to-client bytes of a connection from
+// its start; nullopt if they do not begin with one (not TLS, or cut short),
+// or it is a HelloRetryRequest (a second round trip the configuration
+// never needs).
+std::optional<ServerHello> server_hello(std::string_view to_client);
+
+// What every TLS row must negotiate (src/common/tls.h): TLS_AES_128_GCM_SHA256
+// (0x1301), x25519 (0x001d), TLS 1.3 (0x0304).
+inline constexpr ServerHello kExpectedHello{0x1301, 0x001d, 0x0304};
+// Empty if `hello` is kExpectedHello, else what differs.
+std::string hello_mismatch(const std::optional<ServerHello>& hello);
 
 }  // namespace wsb

@@ -4,7 +4,10 @@
 
 namespace wsb {
 
-ConnectionOptions stack_socket_options(const std::string& stack) {
+ConnectionOptions stack_socket_options(const std::string& name) {
+  // A TLS variant (<stack>-tls) sets what its plain stack sets: TLS sits
+  // above the same sockets.
+  const std::string stack = name.ends_with("-tls") ? name.substr(0, name.size() - 4) : name;
   if (stack == "gsoap") {
     // stdsoap2.c: tcp_connect and soap_accept set SO_SNDBUF and SO_RCVBUF
     // to SOAP_BUFLEN (65536) and TCP_NODELAY.
@@ -15,7 +18,7 @@ ConnectionOptions stack_socket_options(const std::string& stack) {
   // tcp::no_delay), gRPC (its posix TCP sets TCP_NODELAY on both ends):
   // TCP_NODELAY only.
   if (stack == "xmlrpc-c" || stack == "beast" || stack == "grpc") return {};
-  throw std::invalid_argument("no socket options recorded for stack '" + stack +
+  throw std::invalid_argument("no socket options recorded for stack '" + name +
                               "' (bench/harness/stack_sockets.cpp)");
 }
 

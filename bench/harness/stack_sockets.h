@@ -11,7 +11,8 @@
 
 namespace wsb {
 
-// Throws std::invalid_argument for a stack this table does not know.
+// A TLS variant (<stack>-tls) gets its plain stack's. Throws
+// std::invalid_argument for a stack this table does not know.
 ConnectionOptions stack_socket_options(const std::string& stack);
 
 }  // namespace wsb

@@ -207,8 +207,9 @@ char thread_state(int tid) {
 
 }  // namespace
 
-void TcpFloor::wait_until_server_waits() const {
-  const int tid = server_tid_.load();
+void TcpFloor::wait_until_server_waits() const { wait_until_sleeping(server_tid_.load()); }
+
+void wait_until_sleeping(int tid) {
   if (tid == 0) return;
   const std::int64_t deadline = now_ns() + 5'000'000;
   while (thread_state(tid) != 'S' && now_ns() < deadline) std::this_thread::yield();

@@ -119,6 +119,11 @@ class TcpFloor {
   std::thread server_;
 };
 
+// Returns once this process's thread `tid` sleeps (or after a few
+// milliseconds; at once for tid 0): a floor server's tail after a block
+// of exchanges must not run inside the case's next call.
+void wait_until_sleeping(int tid);
+
 // The order of floor and case calls in a round-trip row: before every
 // `block`-th call of the case, `block` floor exchanges, so floor and case
 // alternate in equal blocks on the same thread and CPUs for the whole row

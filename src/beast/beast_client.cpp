@@ -14,6 +14,7 @@
 #include <charconv>
 
 #include "beast/beast_stack.h"
+#include "beast/client_wire.h"
 #include "beast/field_arena.h"
 #include "beast/timed_socket.h"
 #include "common/clock.h"
@@ -39,10 +40,6 @@ using Request = http::request<http::string_body>;
 // binary as base64 in a SOAP envelope, is about 90 MB; the server's own
 // request limit is 128 MiB. This only stops a runaway peer.
 constexpr std::uint64_t kMaxResponseBodyBytes = std::uint64_t{256} << 20;
-// A read or write that makes no progress for this long fails the call
-// (primes(1'000'000) takes a few seconds to compute; a stuck server
-// should not hang a benchmark forever).
-constexpr std::chrono::seconds kIdleTimeout{120};
 // Error messages quote at most this much of the server's reply body.
 constexpr std::size_t kSnippetLimit = 200;
 
@@ -53,20 +50,50 @@ std::string snippet(const std::string& body) {
   return body.size() > kSnippetLimit ? s + "..." : s;
 }
 
-class BeastClient final : public Client {
+// A plain TCP connection, read and written with blocking calls bounded by
+// kClientIdleTimeout.
+class PlainWire final : public ClientWire {
  public:
-  BeastClient(const Endpoint& server, const std::string& codec)
-      : where_(server.to_string()), codec_(find_codec(codec).make()), socket_(io_) {
-    if (const auto& entry = find_codec(codec); entry.make_rpc) rpc_ = entry.make_rpc();
+  explicit PlainWire(const Endpoint& server) : socket_(io_) {
     boost::system::error_code ec;
     tcp::resolver resolver(io_);
     const auto results = resolver.resolve(server.host, std::to_string(server.port), ec);
     if (!ec) net::connect(socket_, results, ec);
     if (!ec) socket_.set_option(tcp::no_delay(true), ec);
-    if (!ec && !TimedSocket::set_idle_timeout(socket_.native_handle(), kIdleTimeout))
+    if (!ec && !TimedSocket::set_idle_timeout(socket_.native_handle(), kClientIdleTimeout))
       ec = {errno, boost::system::system_category()};
-    if (ec) throw CallError("beast: cannot connect to " + where_ + ": " + ec.message());
+    if (ec) throw CallError("beast: cannot connect to " + server.to_string() + ": " + ec.message());
     stream_ = TimedSocket(socket_.native_handle());
+  }
+
+  void write(const std::array<net::const_buffer, 2>& request, beast::error_code& ec) override {
+    net::write(stream_, request, ec);  // one sendmsg of head and body
+  }
+  void read(beast::flat_buffer& buffer, ResponseParser& parser, beast::error_code& ec) override {
+    http::read(stream_, buffer, parser, ec);
+  }
+  std::uint16_t local_port() const override {
+    boost::system::error_code ec;
+    const auto local = socket_.local_endpoint(ec);
+    return ec ? 0 : local.port();
+  }
+  void close() override {
+    boost::system::error_code ignored;
+    socket_.shutdown(tcp::socket::shutdown_both, ignored);
+    socket_.close(ignored);
+  }
+
+ private:
+  net::io_context io_;  // owns the socket's service; never run (all I/O is blocking)
+  tcp::socket socket_;
+  TimedSocket stream_{-1};
+};
+
+class BeastClient final : public Client {
+ public:
+  BeastClient(std::unique_ptr<ClientWire> wire, const Endpoint& server, const std::string& codec)
+      : where_(server.to_string()), codec_(find_codec(codec).make()), wire_(std::move(wire)) {
+    if (const auto& entry = find_codec(codec); entry.make_rpc) rpc_ = entry.make_rpc();
     buffer_.reserve(kReadBufferBytes);
 
     for (Request* req : {&bodiless_, &with_body_}) {
@@ -190,11 +217,7 @@ class BeastClient final : public Client {
 
   const Timeline& last_timeline() const override { return timeline_; }
 
-  std::uint16_t local_port() const override {
-    boost::system::error_code ec;
-    const auto local = socket_.local_endpoint(ec);
-    return ec ? 0 : local.port();
-  }
+  std::uint16_t local_port() const override { return open_ ? wire_->local_port() : 0; }
 
   bool request_server_timing() override {
     for (Request* req : {&bodiless_, &with_body_}) req->set(rest::kTimingRequestHeader, "1");
@@ -273,15 +296,14 @@ class BeastClient final : public Client {
     // runs inside this send, and its work must not count as ours.
     mark(timeline_, kRequestWritten);
     const std::array<net::const_buffer, 2> request{net::buffer(head_), net::buffer(req.body())};
-    net::write(stream_, request, ec);  // one sendmsg of head and body
+    wire_->write(request, ec);
     if (ec) fail("sending the request", ec);
 
     response_body_.clear();  // Beast's string_body appends
-    http::response_parser<http::string_body, ArenaAllocator<char>> parser(
-        std::piecewise_construct, std::make_tuple(std::move(response_body_)),
-        std::make_tuple(ArenaAllocator<char>(arena_)));
+    ResponseParser parser(std::piecewise_construct, std::make_tuple(std::move(response_body_)),
+                          std::make_tuple(ArenaAllocator<char>(arena_)));
     parser.body_limit(kMaxResponseBodyBytes);
-    http::read(stream_, buffer_, parser, ec);
+    wire_->read(buffer_, parser, ec);
     auto& res = parser.get();
     response_body_ = std::move(res.body());
     if (ec) fail("reading the response", ec);
@@ -331,17 +353,13 @@ class BeastClient final : public Client {
   void close(std::string reason) {
     open_ = false;
     closed_because_ = std::move(reason);
-    boost::system::error_code ignored;
-    socket_.shutdown(tcp::socket::shutdown_both, ignored);
-    socket_.close(ignored);
+    wire_->close();
   }
 
   const std::string where_;
   std::unique_ptr<Codec> codec_;
   std::unique_ptr<RpcBinding> rpc_;  // for a codec with requests of its own
-  net::io_context io_;               // owns the socket's service; never run (all I/O is blocking)
-  tcp::socket socket_;
-  TimedSocket stream_{-1};
+  std::unique_ptr<ClientWire> wire_;
   bool open_ = true;
   std::string closed_because_;
   beast::flat_buffer buffer_;
@@ -363,8 +381,14 @@ class BeastClient final : public Client {
 
 }  // namespace
 
+std::unique_ptr<Client> make_client(std::unique_ptr<ClientWire> wire, const Endpoint& server,
+                                    const std::string& codec) {
+  return std::make_unique<BeastClient>(std::move(wire), server, codec);
+}
+
 std::unique_ptr<Client> connect_beast_client(const Endpoint& server, const std::string& codec) {
-  return std::make_unique<BeastClient>(server, codec);
+  (void)find_codec(codec);  // an unknown codec is refused before connecting
+  return make_client(std::make_unique<PlainWire>(server), server, codec);
 }
 
 }  // namespace wsb::beast_stack

@@ -33,6 +33,7 @@
 
 #include "beast/beast_rest.h"
 #include "beast/beast_stack.h"
+#include "beast/server_setup.h"
 #include "beast/timed_socket.h"  // kReadBufferBytes
 #include "common/clock.h"
 #include "common/codec.h"
@@ -384,27 +385,11 @@ class BeastServer final : public Server {
         io_(std::max(1, options.concurrency.io_threads)),
         acceptor_(net::make_strand(io_)),
         registry_(std::max(1, options.concurrency.max_connections)) {
-    const std::string where = options.listen.to_string();
-    try {
-      tcp::resolver resolver(io_);
-      const auto results =
-          resolver.resolve(options.listen.host, std::to_string(options.listen.port),
-                           tcp::resolver::passive | tcp::resolver::numeric_service);
-      const tcp::endpoint ep = results.begin()->endpoint();
-      acceptor_.open(ep.protocol());
-      // Lets a restarted server rebind while old connections sit in
-      // TIME_WAIT; Linux still refuses a port another socket listens on.
-      acceptor_.set_option(net::socket_base::reuse_address(true));
-      acceptor_.bind(ep);
-      acceptor_.listen(options.concurrency.backlog);
-      acceptor_.non_blocking(true);
-      endpoint_ = Endpoint{options.listen.host, acceptor_.local_endpoint().port()};
-    } catch (const boost::system::system_error& e) {
-      throw std::runtime_error("beast: cannot listen on " + where + ": " + e.code().message());
-    }
+    endpoint_ = listen(acceptor_, io_, options, "beast");
+    acceptor_.non_blocking(true);
     accept();
     sweep();
-    start_threads();
+    start_io_threads(io_, options_, threads_, [this] { stop(); });
   }
 
   ~BeastServer() override { stop(); }
@@ -429,42 +414,9 @@ class BeastServer final : public Server {
   }
 
  private:
-  void start_threads() {
-    const int count = std::max(1, options_.concurrency.io_threads);
-    std::vector<std::future<void>> started;
-    for (int i = 0; i < count; ++i) {
-      std::promise<void> pinned;
-      started.push_back(pinned.get_future());
-      threads_.emplace_back([this, pinned = std::move(pinned)]() mutable {
-        try {
-          pin_current_thread(options_.cpu);
-        } catch (...) {
-          pinned.set_exception(std::current_exception());
-          return;
-        }
-        pinned.set_value();
-        io_.run();
-      });
-    }
-    try {
-      for (auto& f : started) f.get();
-    } catch (...) {
-      stop();
-      throw;
-    }
-  }
-
-  // The executor a new connection's session runs on. One I/O thread runs
-  // one handler at a time: a strand per connection would only cost. With
-  // several, each connection gets one, as in Beast's examples.
-  net::any_io_executor session_executor() {
-    if (options_.concurrency.io_threads <= 1) return io_.get_executor();
-    return net::make_strand(io_);
-  }
-
   void accept() {
     if (!registry_.may_accept()) return;  // resumed when a session ends
-    acceptor_.async_accept(session_executor(),
+    acceptor_.async_accept(session_executor(io_, options_),
                            beast::bind_front_handler(&BeastServer::on_accept, this));
   }
 
@@ -483,7 +435,7 @@ class BeastServer final : public Server {
     // multi_accept does: 1000 clients connecting at once would otherwise
     // wait for one event-loop round each, behind every busy session.
     for (int i = 0; i < kAcceptBurst && registry_.may_accept(); ++i) {
-      tcp::socket next(session_executor());
+      tcp::socket next(session_executor(io_, options_));
       acceptor_.accept(next, ec);  // the acceptor is non-blocking
       if (ec) break;
       start_session(std::move(next));

@@ -36,7 +36,8 @@ class RecordingReporter : public benchmark::BenchmarkReporter {
 // Registers the round-trip cases `filter` selects, as bench does (their
 // pilots depend on the filter), in place of any earlier test's, and runs
 // them for 20 iterations each; returns how many ran.
-std::size_t run_rtt_cases(const std::string& filter, RecordingReporter& reporter) {
+std::size_t run_rtt_cases(const std::string& filter, RecordingReporter& reporter,
+                          const std::vector<StackEntry>* stacks = nullptr) {
   std::string program = "case_isolation_test";
   std::string flag = "--benchmark_filter=" + filter;
   std::vector<char*> args = {program.data(), flag.data(), nullptr};
@@ -45,6 +46,7 @@ std::size_t run_rtt_cases(const std::string& filter, RecordingReporter& reporter
   benchmark::ClearRegisteredBenchmarks();
   bench::RttOptions options;
   options.iterations = 20;
+  options.stacks = stacks;
   bench::register_rtt_benchmarks(options);
   return benchmark::RunSpecifiedBenchmarks(&reporter);
 }
@@ -56,6 +58,61 @@ TEST(CaseIsolation, RoundTripCasesLeaveThreadsDescriptorsAndAffinityAsFound) {
   EXPECT_TRUE(reporter.errors.empty()) << reporter.errors.front();
   // Checked at once: the case itself waits until its server is gone.
   EXPECT_EQ(ProcessState::now(), before);
+}
+
+// TLS and new-connection rows: a connection per call ends in TIME_WAIT,
+// which holds no descriptor, and the server's sessions end with their
+// connections; nothing is reported and the process is left as found.
+TEST(CaseIsolation, TlsAndNewConnectionCasesLeaveTheProcessAsFound) {
+  testing::internal::CaptureStderr();
+  const ProcessState before = ProcessState::now();
+  RecordingReporter reporter;
+  EXPECT_EQ(run_rtt_cases("^rtt/beast(-tls)?/json/(ping|echo/message-a/100)(/new-connection)?/same",
+                          reporter),
+            8u);
+  const ProcessState after = ProcessState::now();
+  const std::string diagnostics = testing::internal::GetCapturedStderr();
+  EXPECT_TRUE(reporter.errors.empty()) << reporter.errors.front();
+  EXPECT_EQ(diagnostics.find("not released"), std::string::npos) << diagnostics;
+  EXPECT_EQ(after, before);
+}
+
+// A thread-per-connection server (gSOAP's) under new-connection rows: each
+// call's server thread has ended by the case's end, so its server is back
+// to idle. The rows exist beside a TLS variant; a stand-in named
+// gsoap-tls (gSOAP itself) makes the case table add them.
+TEST(CaseIsolation, NewConnectionRowsOfAThreadPerConnectionServerLeaveItIdle) {
+  testing::internal::CaptureStderr();
+  const ProcessState before = ProcessState::now();
+  StackEntry variant = find_stack("gsoap");
+  variant.name = "gsoap-tls";
+  const std::vector<StackEntry> stacks = {find_stack("gsoap"), variant};
+  RecordingReporter reporter;
+  EXPECT_EQ(run_rtt_cases("^rtt/gsoap/soap/(ping|echo/message-a/100)/new-connection/same", reporter,
+                          &stacks),
+            2u);
+  const ProcessState after = ProcessState::now();
+  const std::string diagnostics = testing::internal::GetCapturedStderr();
+  EXPECT_TRUE(reporter.errors.empty()) << reporter.errors.front();
+  EXPECT_EQ(diagnostics.find("not released"), std::string::npos) << diagnostics;
+  EXPECT_EQ(after, before);
+}
+
+// The negotiation check before timing, failing: a "-tls" stack whose
+// server and client speak plaintext has no ServerHello on its connection,
+// and its row fails verification instead of being timed. (A server
+// configured to another suite or group: tests/bench/tls_floor_test.cpp.)
+TEST(CaseIsolation, ATlsRowWithoutTlsFailsVerification) {
+  StackEntry fake = find_stack("beast");
+  fake.name = "beast-tls";
+  fake.codecs = {"json"};
+  const std::vector<StackEntry> stacks = {fake};
+  RecordingReporter reporter;
+  EXPECT_EQ(run_rtt_cases("^rtt/beast-tls/json/ping/same", reporter, &stacks), 1u);
+  ASSERT_EQ(reporter.errors.size(), 1u);
+  EXPECT_NE(reporter.errors.front().find("verification failed: no TLS ServerHello"),
+            std::string::npos)
+      << reporter.errors.front();
 }
 
 // E8's define and put: Beast's I/O thread keeps its SQLite connection to

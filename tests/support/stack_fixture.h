@@ -17,15 +17,20 @@
 
 namespace wsb::testing {
 
-// Whether the stack's server speaks HTTP/1.1 on its socket and marks the
-// server's phase points: every stack but grpc (HTTP/2, no server points
-// yet), which the HTTP/1.1 raw-socket suites (hostile input, slow clients,
-// raw HTTP) and the server-phase suites skip, saying so. Its raw HTTP/2
-// tests are tests/grpc/grpc_hostile_test.cpp and grpc_slow_clients_test.cpp.
-inline bool speaks_http1(const std::string& stack) { return stack != "grpc"; }
+// Whether the stack's server speaks plaintext HTTP/1.1 on its socket and
+// marks the server's phase points: every stack but grpc (HTTP/2, no server
+// points yet) and the TLS stacks (*-tls: their sockets carry TLS records,
+// so a raw request written in plaintext is refused at the handshake; their
+// hostile-TLS tests are their own), which the raw-socket suites (hostile
+// input, slow clients, raw HTTP) and the server-phase suites skip, saying
+// so. grpc's raw HTTP/2 tests are tests/grpc/grpc_hostile_test.cpp and
+// grpc_slow_clients_test.cpp.
+inline bool speaks_http1(const std::string& stack) {
+  return stack != "grpc" && !stack.ends_with("-tls");
+}
 inline constexpr const char kNotHttp1[] =
-    "grpc speaks HTTP/2 and marks no server points: its raw-socket tests are under tests/grpc/ "
-    "(grpc_hostile_test, grpc_slow_clients_test), its phase tests are not written yet";
+    "grpc speaks HTTP/2 (its raw-socket tests are under tests/grpc/) and a *-tls stack's socket "
+    "carries TLS records: their raw plaintext HTTP/1.1 tests do not apply";
 
 // One registered stack carrying one of its codecs: the parameter of suites
 // that run over every stack x codec.

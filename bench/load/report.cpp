@@ -106,19 +106,17 @@ void print_e7(std::FILE* out, const std::vector<RunRecord>& records) {
     const bool rest = r.run.label.starts_with("beast/");
     const bool simultaneous = r.column.find('+') != std::string::npos;
     // gRPC, beyond the paper, runs alone in a column of its own.
-    const std::string column =
-        r.run.label.starts_with("grpc/")
-            ? "gRPC"
-            : std::string(rest ? "REST" : "SOAP") +
-                  (simultaneous ? (rest ? " w/ SOAP" : " w/ REST") : "");
+    const std::string column = r.run.label.starts_with("grpc/")
+                                   ? "gRPC"
+                                   : std::string(rest ? "REST" : "SOAP") +
+                                         (simultaneous ? (rest ? " w/ SOAP" : " w/ REST") : "");
     cells[{r.shape, column}].push_back(&r);
     n_min = std::min(n_min, r.run.tally.latency.count());
     n_max = std::max(n_max, r.run.tally.latency.count());
     repetitions = std::max(repetitions, r.repetitions);
   }
   if (shapes.empty()) return;
-  const std::vector<std::string> columns = {"REST", "SOAP", "REST w/ SOAP", "SOAP w/ REST",
-                                            "gRPC"};
+  const std::vector<std::string> columns = {"REST", "SOAP", "REST w/ SOAP", "SOAP w/ REST", "gRPC"};
   using Runs = std::vector<const RunRecord*>;
   // A figure over a cell's repetitions, as text.
   using Figure = std::function<std::string(const Runs&)>;

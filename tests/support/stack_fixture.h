@@ -17,14 +17,12 @@
 
 namespace wsb::testing {
 
-// Whether the stack's server speaks HTTP/1.1 on its socket and marks the
-// server's phase points: every stack but grpc (HTTP/2, no server points
-// yet), which the raw-socket suites (hostile input, slow clients, raw
-// HTTP) and the server-phase suites skip, saying so.
+// Whether the stack's server speaks HTTP/1.1 on its socket: every stack
+// but grpc (HTTP/2), which the raw-socket suites (hostile input, slow
+// clients, raw HTTP) skip, saying so.
 inline bool speaks_http1(const std::string& stack) { return stack != "grpc"; }
 inline constexpr const char kNotHttp1[] =
-    "grpc speaks HTTP/2 and marks no server points: its raw-socket and phase tests are not "
-    "written yet";
+    "grpc speaks HTTP/2: its raw-socket tests are not written yet";
 
 // One registered stack carrying one of its codecs: the parameter of suites
 // that run over every stack x codec.

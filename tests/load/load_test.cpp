@@ -11,6 +11,8 @@
 #include <atomic>
 #include <chrono>
 #include <cmath>
+#include <filesystem>
+#include <fstream>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -424,6 +426,45 @@ TEST(LoadMixed, TwoStacksAtOnceEachWithItsOwnFigures) {
     EXPECT_EQ(r.tally.ok, 30u) << r.label;
     EXPECT_EQ(r.tally.failed(), 0u) << r.label;
   }
+}
+
+// The threads of process `pid` whose allowed CPUs are not just `cpu`
+// (/proc/PID/task/*/status, Cpus_allowed_list).
+int threads_off_cpu(pid_t pid, int cpu) {
+  int off = 0;
+  const std::filesystem::path tasks = "/proc/" + std::to_string(pid) + "/task";
+  for (const auto& task : std::filesystem::directory_iterator(tasks)) {
+    std::ifstream status(task.path() / "status");
+    std::string line;
+    while (std::getline(status, line))
+      if (line.starts_with("Cpus_allowed_list:"))
+        off += line.substr(line.find(':') + 1) != "\t" + std::to_string(cpu);
+  }
+  return off;
+}
+
+// gRPC starts and places its own threads, out of ServerOptions::cpu's
+// reach: wsbench-server pins its whole process, so every one of them,
+// grown under load, runs on the server's vCPU. Without the pin (the fault)
+// the check finds threads free to run anywhere.
+TEST(LoadServerProcess, EveryThreadOfAGrpcServerRunsOnItsCpu) {
+  const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+  if (cpus < 2) GTEST_SKIP() << "one vCPU: every thread runs on it anyway";
+  const int cpu = static_cast<int>(cpus - 1);
+  const auto load = [](const ServerProcess& server) {
+    LoadSpec spec;
+    spec.clients = 8;
+    spec.requests_per_client = 20;
+    const auto results = run_load(
+        {stack_target("grpc", "protobuf", server.endpoint("grpc"), parse_operation("ping"))}, spec);
+    EXPECT_EQ(results.at(0).tally.ok, 160u);
+  };
+  ServerProcess pinned(WSBENCH_SERVER_BINARY, {"grpc"}, cpu);
+  load(pinned);
+  EXPECT_EQ(threads_off_cpu(pinned.pid(), cpu), 0);
+  ServerProcess unpinned(WSBENCH_SERVER_BINARY, {"grpc"}, std::nullopt);
+  load(unpinned);
+  EXPECT_GT(threads_off_cpu(unpinned.pid(), cpu), 0) << "the check cannot see an unpinned thread";
 }
 
 TEST(LoadRamp, ClientsJoinOneByOne) {

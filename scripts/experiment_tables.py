@@ -400,6 +400,8 @@ def render_e7(results, figures, plot):
                               ("gRPC (ours)", "REST")):
             i = E7_SHAPES.index(shape) * len(E7_COLUMNS)
             labels = [c[0] for c in E7_COLUMNS]
+            if first not in labels or second not in labels:
+                continue
             r, so = i + labels.index(first), i + labels.index(second)
             ratio_rows.append([shape, f"{first} / {second}", ratio_text(theirs[r], theirs[so]),
                                ratio_text(ours[r], ours[so])])

@@ -1,9 +1,14 @@
 // The grpc stack's phase points (src/grpc/grpc_probe.h): the client marks
 // all four of its points in order around gRPC's call, the server its four
 // on the connection the client names by the port the server told it, and
-// with probes off neither marks any nor asks for the port. The phase
+// with probes off neither marks any nor asks for the port; bytes that do
+// not parse as the request are refused as gRPC's typed service refuses
+// them. The phase
 // checks on grpc, and their failure under an injected marking fault, are
 // tests/bench/phase_attribution_test.cpp's.
+#include <grpcpp/grpcpp.h>
+#include <grpcpp/impl/client_unary_call.h>
+#include <grpcpp/impl/rpc_method.h>
 #include <gtest/gtest.h>
 
 #include "common/phases.h"
@@ -75,6 +80,29 @@ TEST(GrpcProbes, NoPointsAndNoPortQuestionWithProbesOff) {
   Timeline t{};
   ServerPointsReader reader(server->endpoint().port, 0);
   EXPECT_FALSE(reader.collect(t)) << "the server registered a probe with probes off";
+}
+
+// The server decodes requests itself (raw methods): bytes that are not the
+// request message get gRPC's own parse status, as the typed service gives
+// them, and the server serves on.
+TEST(GrpcProbes, ARequestThatDoesNotParseIsRefusedAndServingGoesOn) {
+  Service service;
+  const auto server = find_stack("grpc").start_server(service, ServerOptions{});
+  const auto channel = ::grpc::CreateChannel("ipv4:" + server->endpoint().to_string(),
+                                             ::grpc::InsecureChannelCredentials());
+  const ::grpc::internal::RpcMethod echo("/wsbench.Wsbench/Echo",
+                                         ::grpc::internal::RpcMethod::NORMAL_RPC, channel);
+  // Field 1, length-delimited, claiming 100 bytes where 2 follow.
+  const char garbage[] = {0x0a, 100, 'x', 'y'};
+  ::grpc::Slice slice(garbage, sizeof garbage);
+  const ::grpc::ByteBuffer request(&slice, 1);
+  ::grpc::ByteBuffer reply;
+  ::grpc::ClientContext context;
+  const ::grpc::Status status =
+      ::grpc::internal::BlockingUnaryCall<::grpc::ByteBuffer, ::grpc::ByteBuffer>(
+          channel.get(), echo, &context, request, &reply);
+  EXPECT_EQ(status.error_code(), ::grpc::StatusCode::INTERNAL) << status.error_message();
+  EXPECT_EQ(find_stack("grpc").connect(server->endpoint(), "protobuf")->ping(), kPingReply);
 }
 
 }  // namespace

@@ -3,9 +3,8 @@
 // on the connection the client names by the port the server told it, and
 // with probes off neither marks any nor asks for the port; bytes that do
 // not parse as the request are refused as gRPC's typed service refuses
-// them. The phase
-// checks on grpc, and their failure under an injected marking fault, are
-// tests/bench/phase_attribution_test.cpp's.
+// them. The phase checks on grpc, and their failure under an injected
+// marking fault, are tests/bench/phase_attribution_test.cpp's.
 #include <grpcpp/grpcpp.h>
 #include <grpcpp/impl/client_unary_call.h>
 #include <grpcpp/impl/rpc_method.h>

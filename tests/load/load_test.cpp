@@ -391,14 +391,13 @@ TEST_P(LoadEveryStack, SmallClosedLoopThroughAChildServer) {
       EXPECT_EQ(result.tally.errors[k], 0u) << op << ": " << result.tally.first_error[k];
     EXPECT_EQ(result.tally.latency.count(), 100u);
     // One connect per client, timed apart; the calls timed from the
-    // request's write where the stack marks it. grpc's client marks only
-    // the call's start and end (grpc_client.cpp).
+    // request's write where the stack marks it (every stack marks the
+    // reply's arrival).
     EXPECT_EQ(result.tally.connects, 4u) << op;
     EXPECT_GT(result.tally.connect_latency.min(), 0u) << op;
-    const bool marks_transfer = stack != "grpc";
     EXPECT_STREQ(result.tally.timed_from,
-                 connects_in_first_call(stack) || !marks_transfer ? "invoke" : "request_written");
-    EXPECT_STREQ(result.tally.timed_to, marks_transfer ? "response_received" : "call_end");
+                 connects_in_first_call(stack) ? "invoke" : "request_written");
+    EXPECT_STREQ(result.tally.timed_to, "response_received");
   }
   const auto figures = server_figures(sampler.finish());
   EXPECT_GE(figures.samples, 2u);

@@ -21,6 +21,7 @@
 
 #include <chrono>
 #include <iterator>
+#include <optional>
 #include <stdexcept>
 
 #include "common/codec.h"
@@ -166,6 +167,13 @@ class GrpcClient final : public Client {
   // kInvoke, kRequestWritten, kResponseReceived and kDecoded (call()).
   const Timeline& last_timeline() const override { return timeline_; }
 
+  // Every later call asks for the server's phases (grpc_probe.h).
+  bool request_server_timing() override {
+    server_timing_asked_ = true;
+    return true;
+  }
+  std::optional<ServerDurations> last_server_timing() const override { return server_timing_; }
+
   // The port the server sees this connection on, asked once (grpc_probe.h)
   // with probes on, where the server probes; 0 otherwise. The question is a
   // call of its own, outside every timed call and its timeline.
@@ -229,13 +237,24 @@ class GrpcClient final : public Client {
     ::grpc::Status status;
     {
       ::grpc::ClientContext context;
+      if (server_timing_asked_) context.AddMetadata(kServerTimingKey, "1");
       status = ::grpc::internal::BlockingUnaryCall<Bytes, Bytes>(channel_.get(), method, &context,
                                                                  out, &in);
+      mark(timeline_, kResponseReceived);
+      if (server_timing_asked_) server_timing_ = server_timing_of(context);
     }
-    mark(timeline_, kResponseReceived);
     check(status, operation);
     if (!::grpc::GenericDeserialize<::grpc::ProtoBufferReader, Reply>(&in, &reply).ok())
       throw CallError(std::string("grpc: ") + operation + ": the reply does not parse");
+  }
+
+  // The server's phases from the reply's trailing metadata; nullopt if
+  // absent or not a Server-Timing value.
+  static std::optional<ServerDurations> server_timing_of(const ::grpc::ClientContext& context) {
+    const auto& trailers = context.GetServerTrailingMetadata();
+    const auto it = trailers.find(kServerTimingKey);
+    if (it == trailers.end()) return std::nullopt;
+    return parse_server_timing(std::string_view(it->second.data(), it->second.size()));
   }
 
   static Payload unbind(const wsbench::Response& reply, const char* operation) {
@@ -267,6 +286,8 @@ class GrpcClient final : public Client {
   wsbench::Definition definition_;
   Payload reply_payload_;
   Timeline timeline_;
+  bool server_timing_asked_ = false;
+  std::optional<ServerDurations> server_timing_;
   mutable bool local_port_asked_ = false;
   mutable std::uint16_t local_port_ = 0;
 };

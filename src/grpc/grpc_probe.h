@@ -10,6 +10,8 @@
 // A gRPC client cannot name its socket. It asks the server once: a ping
 // whose metadata carries kPeerPortHeader is answered with the port the
 // server sees it on, in the reply's initial metadata, and marks no points.
+// A server in another process reports its phases in metadata instead
+// (kServerTimingKey).
 #pragma once
 
 #include <charconv>
@@ -21,6 +23,12 @@ namespace wsb::grpc_stack {
 // Request metadata asking for the peer's port; the reply's initial
 // metadata carries the port under the same key.
 inline constexpr char kPeerPortHeader[] = "wsbench-peer-port";
+
+// Request metadata asking for the server's phases (a remote server, whose
+// points are out of the client's reach); the reply's trailing metadata
+// carries them under the same key as a Server-Timing value
+// (format_server_timing, common/phases.h).
+inline constexpr char kServerTimingKey[] = "wsbench-server-timing";
 
 // The port of gRPC's peer string ("ipv4:127.0.0.1:54321",
 // "ipv6:[::1]:54321"); 0 if it names none.

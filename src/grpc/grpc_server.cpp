@@ -27,6 +27,7 @@
 #include <climits>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <unordered_map>
@@ -88,8 +89,9 @@ class ProbeBoard {
 // reactor finished with the outcome. Points, on this handler's thread:
 // kRequestReceived on entry (gRPC has read the request whole and handed it
 // over), kParsed and kServiced in `body`, kMarshalled once the reply is
-// encoded. gRPC writes the reply after
-// Finish (its HTTP/2 framing is in response_transfer).
+// encoded; gRPC frames and writes the reply after Finish. A request whose
+// metadata asks for Server-Timing (grpc_probe.h) gets the three server
+// phases in the reply's trailing metadata, probes on or off.
 template <class Request, class Reply, class Body>
 ::grpc::ServerUnaryReactor* answer(::grpc::CallbackServerContext* context, ConnectionProbe* probe,
                                    const Bytes* in, Bytes* out, Body&& body) {
@@ -97,9 +99,13 @@ template <class Request, class Reply, class Body>
   // holders are released when the call is done.
   Request request;
   Reply reply;
-  if (probe != nullptr) {
-    probe->serving_starts();
-    probe->request_read(now_ns());
+  std::optional<ServerTimingRecorder> timing;
+  if (context->client_metadata().count(kServerTimingKey) != 0) timing.emplace();
+  if (probe != nullptr || timing) {
+    if (probe != nullptr) probe->serving_starts();
+    const std::int64_t received = now_ns();
+    if (probe != nullptr) probe->request_read(received);
+    if (timing) timing->begin(received);
   }
   ::grpc::Status status;
   try {
@@ -110,6 +116,7 @@ template <class Request, class Reply, class Body>
       bool own = false;
       status = ::grpc::GenericSerialize<::grpc::ProtoBufferWriter, Reply>(reply, out, &own);
       mark_server(kMarshalled);
+      if (timing && status.ok()) context->AddTrailingMetadata(kServerTimingKey, timing->value());
     }
   } catch (const ServiceError& e) {
     status = status_of(e);
@@ -120,6 +127,7 @@ template <class Request, class Reply, class Body>
   } catch (const std::exception& e) {
     status = {::grpc::StatusCode::INTERNAL, e.what()};
   }
+  if (timing) timing->end();
   if (probe != nullptr) {
     probe->reply_handed();
     // gRPC's threads serve every connection: no point of a later call may

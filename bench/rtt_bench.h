@@ -62,7 +62,9 @@ std::string server_phase_sources(const RttOptions& options);
 
 // bench --wire-sizes: the bytes of each operation's HTTP request and
 // response, measured on the socket, for message-a and message-b, printed
-// as a table (aihkisalo-paaso Table II). Returns a process exit code.
+// as a table (aihkisalo-paaso Table II), then the HTTP/2 (grpc) rows split
+// into frame headers, HPACK, control frames, gRPC prefixes and messages.
+// Returns a process exit code.
 int print_wire_sizes(const RttOptions& options);
 
 }  // namespace wsb::bench

@@ -238,9 +238,16 @@ struct WireCount {
   HttpSizes request_http, response_http;
   // TLS stacks: what the server chose, from its ServerHello.
   std::optional<ServerHello> hello;
+  // HTTP/2: the connection's first call, whose HPACK table was empty (the
+  // fields above are then a second call's, as the timed loop's calls are);
+  // 0 otherwise.
+  std::uint64_t first_request = 0, first_response = 0;
+  HttpSizes first_request_http, first_response_http;
 };
 
-// One call through a counting relay: the bytes it put on the socket.
+// One call through a counting relay: the bytes it put on the socket. Over
+// HTTP/2 the same call is made again on the connection and counted as the
+// call (HPACK indexes headers it has sent: later calls send fewer bytes).
 WireCount count_wire(const RttCase& c, const Endpoint& server);
 
 // The time the link itself needs for a call: its bytes at the applied

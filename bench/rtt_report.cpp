@@ -5,6 +5,8 @@
 
 #include <cstdio>
 #include <stdexcept>
+#include <string>
+#include <vector>
 
 #include "harness/byte_relay.h"
 #include "harness/network_link.h"
@@ -31,22 +33,39 @@ WireCount count_wire(const RttCase& c, const Endpoint& server) {
     runner.clean_up();
     w.hello = server_hello(relay.captured_to_client());
   }
-  runner.set_up();
-  relay.reset();
-  runner.call();
-  // A new connection is counted to its end: the client has closed it, and
-  // its last bytes (a TLS close_notify) are on the way through the relay.
-  if (c.new_connection && !relay.wait_until_closed(2000))
-    throw std::runtime_error("a new connection's close did not reach the server in 2 s");
-  w.request = relay.counts().to_server;
-  w.response = relay.counts().to_client;
-  if (tls) {
-    if (c.new_connection) w.hello = server_hello(relay.captured_to_client());
-  } else {
-    w.request_http = http_sizes(relay.captured_to_server());
-    w.response_http = http_sizes(relay.captured_to_client());
+  const auto counted_call = [&] {
+    runner.set_up();
+    relay.reset();
+    runner.call();
+    // A new connection is counted to its end: the client has closed it, and
+    // its last bytes (a TLS close_notify) are on the way through the relay.
+    if (c.new_connection && !relay.wait_until_closed(2000))
+      throw std::runtime_error("a new connection's close did not reach the server in 2 s");
+    // One snapshot of each direction: HTTP/2 may still send a control frame
+    // (WINDOW_UPDATE, a PING's ack) after the reply, which a count read
+    // apart from the capture could hold and the capture not, or the reverse.
+    const std::string to_server = relay.captured_to_server();
+    const std::string to_client = relay.captured_to_client();
+    w.request = to_server.size();
+    w.response = to_client.size();
+    if (tls) {
+      if (c.new_connection) w.hello = server_hello(to_client);
+    } else {
+      w.request_http = http_sizes(to_server);
+      w.response_http = http_sizes(to_client);
+    }
+    runner.clean_up();
+  };
+  counted_call();
+  // HTTP/2 on a new connection per call is counted as it is timed: the
+  // connection's first call, HPACK's table empty.
+  if (w.request_http.is_http2 && !c.new_connection) {
+    w.first_request = w.request;
+    w.first_response = w.response;
+    w.first_request_http = w.request_http;
+    w.first_response_http = w.response_http;
+    counted_call();
   }
-  runner.clean_up();
   return w;
 }
 
@@ -137,6 +156,40 @@ std::string server_phase_sources(const RttOptions& options) {
   return sources;
 }
 
+namespace {
+
+// An HTTP/2 row's bytes, split: frame headers + HPACK header blocks +
+// control (preface, SETTINGS, PING, WINDOW_UPDATE) + gRPC's message
+// prefixes + the messages = the total the relay counted.
+struct Http2Row {
+  std::string who;
+  const char* operation;
+  const char* direction;
+  const char* call;  // "first" on the connection, or the "next" (as the timed loop's)
+  Http2Split split;
+  std::uint64_t counted;
+};
+
+void print_http2_rows(const std::vector<Http2Row>& rows) {
+  if (rows.empty()) return;
+  std::printf(
+      "\nHTTP/2 rows split: frame headers (9 bytes each) + HPACK header blocks + "
+      "control frames + gRPC message prefixes (5 bytes each) + messages = total; the "
+      "connection's first call (empty HPACK table) and the next (the one "
+      "above, as timed)\n");
+  std::printf("%-22s %-10s %-9s %-5s %7s %7s %8s %7s %9s %9s\n", "stack/codec", "operation",
+              "direction", "call", "frames", "HPACK", "control", "prefix", "message", "total");
+  for (const auto& r : rows) {
+    const auto n = [](std::uint64_t v) { return static_cast<unsigned long long>(v); };
+    std::printf("%-22s %-10s %-9s %-5s %7llu %7llu %8llu %7llu %9llu %9llu\n", r.who.c_str(),
+                r.operation, r.direction, r.call, n(r.split.frame_headers),
+                n(r.split.header_blocks), n(r.split.control), n(r.split.prefixes),
+                n(r.split.messages), n(r.counted));
+  }
+}
+
+}  // namespace
+
 int print_wire_sizes(const RttOptions& options) {
   using rtt::Op;
   rtt::init_pool(options);
@@ -146,6 +199,7 @@ int print_wire_sizes(const RttOptions& options) {
     std::printf("\nBytes on the wire, %s (HTTP total / body; measured on the socket)\n",
                 spec.label().c_str());
     std::printf("%-22s %-10s %17s %17s\n", "stack/codec", "operation", "request", "response");
+    std::vector<Http2Row> http2_rows;
     for (const auto& stack : rtt::stacks_of(options)) {
       for (const auto& codec : stack.codecs) {
         for (const Op op :
@@ -160,6 +214,23 @@ int print_wire_sizes(const RttOptions& options) {
                         static_cast<unsigned long long>(w.request_http.bodies),
                         static_cast<unsigned long long>(w.response),
                         static_cast<unsigned long long>(w.response_http.bodies));
+            // The split must account for every byte the relay counted.
+            if (!http2_split_matches(w.request_http, w.request) ||
+                !http2_split_matches(w.response_http, w.response))
+              throw std::runtime_error("the HTTP/2 split does not add up to the bytes counted");
+            if (!http2_split_matches(w.first_request_http, w.first_request) ||
+                !http2_split_matches(w.first_response_http, w.first_response))
+              throw std::runtime_error("the HTTP/2 split does not add up to the bytes counted");
+            if (w.request_http.is_http2) {
+              const char* name = rtt::op_name(op);
+              http2_rows.push_back(
+                  {who, name, "request", "first", w.first_request_http.http2, w.first_request});
+              http2_rows.push_back({who, name, "request", "next", w.request_http.http2, w.request});
+              http2_rows.push_back(
+                  {who, name, "response", "first", w.first_response_http.http2, w.first_response});
+              http2_rows.push_back(
+                  {who, name, "response", "next", w.response_http.http2, w.response});
+            }
           } catch (const std::exception& e) {
             std::printf("%-22s %-10s failed: %s\n", who.c_str(), rtt::op_name(op), e.what());
             ++failures;
@@ -167,6 +238,7 @@ int print_wire_sizes(const RttOptions& options) {
         }
       }
     }
+    print_http2_rows(http2_rows);
   }
   std::fflush(stdout);
   return failures == 0 ? 0 : 1;

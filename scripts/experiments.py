@@ -163,7 +163,7 @@ class LoadResults:
             self.missing.append("the runs hold no results")
 
     def e7(self, column, stack, shape):
-        """The E7 cell's repetitions: `column` SOAP, REST or SOAP+REST."""
+        """The E7 cell's repetitions: `column` SOAP, REST, SOAP+REST or gRPC."""
         return [r for r in self.runs if r.get("experiment") == "E7" and r.get("column") == column
                 and r.get("shape") == shape and r["target"].startswith(stack + " ")]
 

@@ -103,6 +103,10 @@ int main(int argc, char** argv) {
   // No client in this process reads the probes' slots; a client that wants
   // the server's phases asks for Server-Timing, which does not need them.
   wsb::set_probes_enabled(false);
+  // The whole process on --cpu: every thread started from here inherits
+  // it, the threads of a library that places its own (gRPC's, which
+  // ServerOptions::cpu cannot reach) included.
+  if (cpu >= 0) wsb::pin_current_thread(cpu);
   wsb::Service service({}, {}, dictionary);
   // Opened (built on first use) before serving, so no request waits for a
   // build; without it the other operations still serve.

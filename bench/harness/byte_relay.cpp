@@ -14,6 +14,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <map>
 #include <stdexcept>
 #include <string>
 
@@ -187,16 +188,53 @@ bool is_http2(std::string_view stream) {
          (!stream.empty() && static_cast<unsigned char>(stream.front()) < 0x20);
 }
 
+// gRPC's length-prefixed messages in one stream's DATA payloads, which
+// may cut a prefix or a message anywhere: a 1-byte flag and a 4-byte
+// big-endian length, then that many bytes of message.
+class GrpcMessages {
+ public:
+  void take(std::string_view data, Http2Split& split) {
+    while (!data.empty()) {
+      if (remaining_ == 0 && prefix_ < 5) {
+        if (prefix_ == 0) length_ = 0;
+        const std::size_t n = std::min<std::size_t>(5 - prefix_, data.size());
+        for (std::size_t i = 0; i < n; ++i, ++prefix_)
+          if (prefix_ > 0) length_ = (length_ << 8) | static_cast<unsigned char>(data[i]);
+        split.prefixes += n;
+        data.remove_prefix(n);
+        if (prefix_ < 5) return;
+        remaining_ = length_;
+        if (remaining_ == 0) prefix_ = 0;  // an empty message: the next prefix follows
+        continue;
+      }
+      const std::size_t n =
+          static_cast<std::size_t>(std::min<std::uint64_t>(remaining_, data.size()));
+      split.messages += n;
+      data.remove_prefix(n);
+      remaining_ -= n;
+      if (remaining_ == 0) prefix_ = 0;
+    }
+  }
+
+ private:
+  std::size_t prefix_ = 0;       // bytes of the current prefix read
+  std::uint64_t length_ = 0;     // the current message's length, as read so far
+  std::uint64_t remaining_ = 0;  // bytes of the current message still to come
+};
+
 // HTTP/2 frames: DATA payloads are bodies; everything else (the preface,
 // frame headers, HPACK header blocks, SETTINGS, PING, WINDOW_UPDATE) is
 // counted as headers, the protocol's cost of carrying the bodies; HEADERS
 // frames are the messages (a gRPC reply has two: headers and trailers).
 HttpSizes http2_sizes(std::string_view stream) {
   constexpr std::size_t kFrameHeader = 9;
-  constexpr unsigned char kData = 0x0, kHeaders = 0x1;
+  constexpr unsigned char kData = 0x0, kHeaders = 0x1, kContinuation = 0x9;
   HttpSizes sizes;
+  sizes.is_http2 = true;
+  Http2Split& split = sizes.http2;
+  std::map<std::uint32_t, GrpcMessages> streams;
   if (stream.starts_with(kHttp2Preface)) {
-    sizes.headers += kHttp2Preface.size();
+    split.control += kHttp2Preface.size();
     stream.remove_prefix(kHttp2Preface.size());
   }
   while (!stream.empty()) {
@@ -205,15 +243,28 @@ HttpSizes http2_sizes(std::string_view stream) {
     const std::size_t length = (std::size_t{byte(0)} << 16) | (std::size_t{byte(1)} << 8) | byte(2);
     if (stream.size() < kFrameHeader + length)
       throw std::runtime_error("not an HTTP/2 stream: frame shorter than its length");
+    const std::uint32_t id = ((std::uint32_t{byte(5)} & 0x7f) << 24) |
+                             (std::uint32_t{byte(6)} << 16) | (std::uint32_t{byte(7)} << 8) |
+                             byte(8);
+    const std::string_view payload = stream.substr(kFrameHeader, length);
+    split.frame_headers += kFrameHeader;
     if (byte(3) == kData) {
-      sizes.headers += kFrameHeader;
-      sizes.bodies += length;
-    } else {
-      sizes.headers += kFrameHeader + length;
+      // PADDED (0x8): a pad length byte and that much padding, not message.
+      std::size_t pad = 0;
+      if ((byte(4) & 0x8) != 0 && length > 0) pad = 1 + static_cast<unsigned char>(payload[0]);
+      if (pad > length) throw std::runtime_error("not an HTTP/2 stream: padding past its frame");
+      split.control += pad;
+      streams[id].take(payload.substr(pad == 0 ? 0 : 1, length - pad), split);
+    } else if (byte(3) == kHeaders || byte(3) == kContinuation) {
+      split.header_blocks += length;
       if (byte(3) == kHeaders) ++sizes.messages;
+    } else {
+      split.control += length;
     }
     stream.remove_prefix(kFrameHeader + length);
   }
+  sizes.headers = split.frame_headers + split.header_blocks + split.control;
+  sizes.bodies = split.prefixes + split.messages;
   return sizes;
 }
 

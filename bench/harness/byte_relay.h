@@ -75,12 +75,26 @@ class ByteRelay {
 // interim 1xx responses included): the bytes of all header blocks and of
 // all bodies. An HTTP/2 stream (the grpc stack's) is read as frames: DATA
 // payloads are bodies, every other byte (frame headers, HPACK blocks,
-// control frames) headers, HEADERS frames messages. Throws
-// std::runtime_error if the stream is neither.
+// control frames) headers, HEADERS frames messages; `http2` splits both
+// further. Throws std::runtime_error if the stream is neither.
+struct Http2Split {
+  std::uint64_t frame_headers = 0;  // 9 bytes per frame, DATA's included
+  std::uint64_t header_blocks = 0;  // HEADERS and CONTINUATION payloads (HPACK)
+  std::uint64_t control = 0;        // the preface; SETTINGS, PING, WINDOW_UPDATE, ... payloads;
+                                    // DATA padding
+  std::uint64_t prefixes = 0;       // in DATA: gRPC's 5-byte prefix before each message
+  std::uint64_t messages = 0;       // in DATA: the messages themselves (protobuf)
+  // Every byte of the stream, counted once.
+  std::uint64_t total() const {
+    return frame_headers + header_blocks + control + prefixes + messages;
+  }
+};
 struct HttpSizes {
-  std::uint64_t headers = 0;
-  std::uint64_t bodies = 0;
+  std::uint64_t headers = 0;  // HTTP/2: frame_headers + header_blocks + control
+  std::uint64_t bodies = 0;   // HTTP/2: prefixes + messages
   std::size_t messages = 0;
+  bool is_http2 = false;
+  Http2Split http2;  // zero unless is_http2
 };
 HttpSizes http_sizes(std::string_view stream);
 
@@ -104,5 +118,10 @@ std::optional<ServerHello> server_hello(std::string_view to_client);
 inline constexpr ServerHello kExpectedHello{0x1301, 0x001d, 0x0304};
 // Empty if `hello` is kExpectedHello, else what differs.
 std::string hello_mismatch(const std::optional<ServerHello>& hello);
+// Whether an HTTP/2 split accounts for every one of the `counted` bytes it
+// was read from (true for HTTP/1.1, which has no split).
+inline bool http2_split_matches(const HttpSizes& sizes, std::uint64_t counted) {
+  return !sizes.is_http2 || sizes.http2.total() == counted;
+}
 
 }  // namespace wsb

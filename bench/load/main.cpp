@@ -263,7 +263,9 @@ std::vector<RunRecord> run_e7(Options o, const Cpus& cpus) {
   const std::vector<std::pair<std::string, std::vector<std::string>>> columns = {
       {"SOAP", {"gsoap/soap"}},
       {"REST", {"beast/json"}},
-      {"SOAP+REST", {"gsoap/soap", "beast/json"}}};
+      {"SOAP+REST", {"gsoap/soap", "beast/json"}},
+      // Beyond the paper: gRPC alone, on the same shapes (its own rows).
+      {"gRPC", {"grpc/protobuf"}}};
   const int count = repetitions(o, kE7Repetitions);
   CellProgress progress("E7", count * static_cast<int>(columns.size() * std::size(kE7Shapes)));
   std::vector<RunRecord> records;
@@ -298,9 +300,9 @@ std::vector<RunRecord> run_e7(Options o, const Cpus& cpus) {
 }
 
 // The protocols E8 loads unless --load names others: SOAP, XML-RPC and
-// REST in both of its text encodings.
+// REST in both of its text encodings, then gRPC beyond the paper.
 const std::vector<std::string> kE8Loads = {"gsoap/soap", "xmlrpc-c/xmlrpc", "beast/json",
-                                           "beast/xml"};
+                                           "beast/xml", "grpc/protobuf"};
 
 E8Plan e8_plan(const Options& o) {
   E8Plan plan;

@@ -92,7 +92,7 @@ void print_runs(std::FILE* out, const std::vector<RunRecord>& records) {
 
 void print_e7(std::FILE* out, const std::vector<RunRecord>& records) {
   // The paper's columns: each protocol alone, then each during the
-  // simultaneous run; one row per clients x calls shape; a cell's
+  // simultaneous run, then gRPC alone (ours); one row per clients x calls shape; a cell's
   // repetitions together.
   std::vector<std::string> shapes;
   std::map<std::pair<std::string, std::string>, std::vector<const RunRecord*>> cells;
@@ -105,15 +105,18 @@ void print_e7(std::FILE* out, const std::vector<RunRecord>& records) {
     if (std::find(shapes.begin(), shapes.end(), r.shape) == shapes.end()) shapes.push_back(r.shape);
     const bool rest = r.run.label.starts_with("beast/");
     const bool simultaneous = r.column.find('+') != std::string::npos;
-    const std::string column = std::string(rest ? "REST" : "SOAP") +
-                               (simultaneous ? (rest ? " w/ SOAP" : " w/ REST") : "");
+    // gRPC, beyond the paper, runs alone in a column of its own.
+    const std::string column = r.run.label.starts_with("grpc/")
+                                   ? "gRPC"
+                                   : std::string(rest ? "REST" : "SOAP") +
+                                         (simultaneous ? (rest ? " w/ SOAP" : " w/ REST") : "");
     cells[{r.shape, column}].push_back(&r);
     n_min = std::min(n_min, r.run.tally.latency.count());
     n_max = std::max(n_max, r.run.tally.latency.count());
     repetitions = std::max(repetitions, r.repetitions);
   }
   if (shapes.empty()) return;
-  const std::vector<std::string> columns = {"REST", "SOAP", "REST w/ SOAP", "SOAP w/ REST"};
+  const std::vector<std::string> columns = {"REST", "SOAP", "REST w/ SOAP", "SOAP w/ REST", "gRPC"};
   using Runs = std::vector<const RunRecord*>;
   // A figure over a cell's repetitions, as text.
   using Figure = std::function<std::string(const Runs&)>;

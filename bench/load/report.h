@@ -30,7 +30,7 @@ struct RunRecord {
   std::string experiment;  // "E7", or "" for a plain run
   std::string mode;        // closed, open-poisson, open-constant, ramp, search, mixed
   std::string shape;       // "10x4": clients x calls per client, or "c=16 10s"
-  std::string column;      // the experiment's column: "SOAP", "REST", "SOAP+REST"
+  std::string column;      // the experiment's column: "SOAP", "REST", "SOAP+REST", "gRPC"
   std::uint64_t requests_per_client = 0;
   double rate = 0;
   RunResult run;

@@ -1,4 +1,4 @@
-// The grpc stack's client: the generated synchronous stub on one channel.
+// The grpc stack's client: blocking unary calls on one channel.
 //
 // One channel per Client is one HTTP/2 connection: a local subchannel pool
 // (GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL) keeps channels from sharing one, the
@@ -8,16 +8,25 @@
 // the one under test. A call blocks its thread in gRPC's own polling (the
 // synchronous API), so this thread also does the client's HTTP/2 work.
 //
-// The request and reply messages are members reused from call to call, as
-// the protobuf codec's reuse policy does; gRPC parses each reply afresh.
+// The calls are the generated stub's (grpc::internal::BlockingUnaryCall on
+// the service's method names) with the messages as bytes, encoded and
+// decoded here with the same protobuf calls gRPC's SerializationTraits
+// make, so that the points between can be marked (grpc_probe.h). The
+// request and reply messages are members reused from call to call, as the
+// protobuf codec's reuse policy does; each reply is parsed afresh.
 #include <grpcpp/grpcpp.h>
+#include <grpcpp/impl/client_unary_call.h>
+#include <grpcpp/impl/codegen/proto_utils.h>
+#include <grpcpp/impl/rpc_method.h>
 
 #include <chrono>
 #include <iterator>
+#include <optional>
 #include <stdexcept>
 
 #include "common/codec.h"
 #include "common/phases.h"
+#include "grpc/grpc_probe.h"
 #include "grpc/grpc_stack.h"
 #include "rest/protobuf_mapping.h"
 #include "wsbench_service.grpc.pb.h"
@@ -58,25 +67,33 @@ void check(const ::grpc::Status& status, const char* operation) {
                   status.error_message());
 }
 
+// The service's methods as the generated stub names them.
+::grpc::internal::RpcMethod method(const char* name,
+                                   const std::shared_ptr<::grpc::Channel>& channel) {
+  return {name, ::grpc::internal::RpcMethod::NORMAL_RPC, channel};
+}
+
 class GrpcClient final : public Client {
  public:
-  explicit GrpcClient(const Endpoint& server) {
-    ::grpc::ChannelArguments args;
-    args.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);
-    args.SetInt(GRPC_ARG_ENABLE_HTTP_PROXY, 0);
-    args.SetInt(GRPC_ARG_ENABLE_RETRIES, 0);
-    args.SetMaxReceiveMessageSize(-1);
-    args.SetMaxSendMessageSize(-1);
-    channel_ = ::grpc::CreateCustomChannel("ipv4:" + server.to_string(),
-                                           ::grpc::InsecureChannelCredentials(), args);
+  explicit GrpcClient(const Endpoint& server)
+      : channel_(open_channel(server)),
+        ping_(method("/wsbench.Wsbench/Ping", channel_)),
+        get_(method("/wsbench.Wsbench/Get", channel_)),
+        echo_(method("/wsbench.Wsbench/Echo", channel_)),
+        register_(method("/wsbench.Wsbench/Register", channel_)),
+        send_(method("/wsbench.Wsbench/Send", channel_)),
+        receive_(method("/wsbench.Wsbench/Receive", channel_)),
+        unregister_(method("/wsbench.Wsbench/Unregister", channel_)),
+        primes_(method("/wsbench.Wsbench/Primes", channel_)),
+        define_(method("/wsbench.Wsbench/Define", channel_)),
+        put_(method("/wsbench.Wsbench/Put", channel_)) {
     if (!channel_->WaitForConnected(std::chrono::system_clock::now() + kConnectTimeout))
       throw CallError("grpc: cannot connect to " + server.to_string());
-    stub_ = wsbench::Wsbench::NewStub(channel_);
   }
 
   std::string ping() override {
     begin();
-    call("ping", &wsbench::Wsbench::Stub::Ping, empty_, reply_);
+    call("ping", ping_, empty_, reply_);
     std::string text = text_of(reply_, "ping");
     end();
     return text;
@@ -84,34 +101,34 @@ class GrpcClient final : public Client {
   void get(const PayloadSpec& spec, Payload& out) override {
     begin();
     label_.set_label(spec.label());
-    call("get", &wsbench::Wsbench::Stub::Get, label_, reply_);
+    call("get", get_, label_, reply_);
     out = unbind(reply_, "get");
     end();
   }
   void echo(const Payload& in, Payload& out) override {
     begin();
     rest::bind_response(in, request_);
-    call("echo", &wsbench::Wsbench::Stub::Echo, request_, reply_);
+    call("echo", echo_, request_, reply_);
     out = unbind(reply_, "echo");
     end();
   }
   std::string register_client() override {
     begin();
-    call("register", &wsbench::Wsbench::Stub::Register, empty_, queue_reply_);
+    call("register", register_, empty_, queue_reply_);
     end();
     return queue_reply_.id();
   }
   void send_message(const std::string& queue, const Message& message) override {
     begin();
-    send_.set_queue(queue);
-    rest::bind_message(message, *send_.mutable_message());
-    call("send", &wsbench::Wsbench::Stub::Send, send_, empty_reply_);
+    send_request_.set_queue(queue);
+    rest::bind_message(message, *send_request_.mutable_message());
+    call("send", send_, send_request_, empty_reply_);
     end();
   }
   void receive_messages(const std::string& queue, std::vector<Message>& out) override {
     begin();
     queue_.set_id(queue);
-    call("receive", &wsbench::Wsbench::Stub::Receive, queue_, reply_);
+    call("receive", receive_, queue_, reply_);
     auto* list = std::get_if<MessageList>(&(reply_payload_ = unbind(reply_, "receive")));
     if (list == nullptr) throw CallError("grpc: receive: the reply is not a message list");
     out = std::move(list->messages);
@@ -120,13 +137,13 @@ class GrpcClient final : public Client {
   void unregister_client(const std::string& queue) override {
     begin();
     queue_.set_id(queue);
-    call("unregister", &wsbench::Wsbench::Stub::Unregister, queue_, empty_reply_);
+    call("unregister", unregister_, queue_, empty_reply_);
     end();
   }
   std::string primes(std::uint32_t n) override {
     begin();
-    primes_.set_n(n);
-    call("primes", &wsbench::Wsbench::Stub::Primes, primes_, reply_);
+    primes_request_.set_n(n);
+    call("primes", primes_, primes_request_, reply_);
     std::string text = text_of(reply_, "primes");
     end();
     return text;
@@ -134,7 +151,7 @@ class GrpcClient final : public Client {
   std::string define(const std::string& word) override {
     begin();
     word_.set_word(word);
-    call("define", &wsbench::Wsbench::Stub::Define, word_, reply_);
+    call("define", define_, word_, reply_);
     std::string text = text_of(reply_, "define");
     end();
     return text;
@@ -143,32 +160,101 @@ class GrpcClient final : public Client {
     begin();
     definition_.set_word(word);
     definition_.set_definition(definition);
-    call("put", &wsbench::Wsbench::Stub::Put, definition_, empty_reply_);
+    call("put", put_, definition_, empty_reply_);
     end();
   }
 
-  // kInvoke and kDecoded only (begin()); interceptors could mark more:
-  // not wired yet.
+  // kInvoke, kRequestWritten, kResponseReceived and kDecoded (call()).
   const Timeline& last_timeline() const override { return timeline_; }
 
+  // Every later call asks for the server's phases (grpc_probe.h).
+  bool request_server_timing() override {
+    server_timing_asked_ = true;
+    return true;
+  }
+  std::optional<ServerDurations> last_server_timing() const override { return server_timing_; }
+
+  // The port the server sees this connection on, asked once (grpc_probe.h)
+  // with probes on, where the server probes; 0 otherwise. The question is a
+  // call of its own, outside every timed call and its timeline.
+  std::uint16_t local_port() const override {
+    if (!probes_enabled()) return 0;
+    if (!local_port_asked_) {
+      local_port_asked_ = true;
+      ::grpc::ClientContext context;
+      context.AddMetadata(kPeerPortHeader, "?");
+      Bytes out, in;
+      bool own = false;
+      if (::grpc::GenericSerialize<::grpc::ProtoBufferWriter, wsbench::Empty>(empty_, &out, &own)
+              .ok() &&
+          ::grpc::internal::BlockingUnaryCall<Bytes, Bytes>(channel_.get(), ping_, &context, out,
+                                                            &in)
+              .ok()) {
+        const auto& metadata = context.GetServerInitialMetadata();
+        if (const auto it = metadata.find(kPeerPortHeader); it != metadata.end())
+          local_port_ = port_of_peer(":" + std::string(it->second.data(), it->second.size()));
+      }
+    }
+    return local_port_;
+  }
+
  private:
-  // A unary call on a fresh ClientContext (gRPC's rule: one per call).
-  // The call's first point; kDecoded is its last. gRPC serializes the
-  // request, writes it, reads and parses the reply inside the stub's call,
-  // so the points between are not marked: the phases merge (phases.h).
+  using Bytes = ::grpc::ByteBuffer;
+
+  static std::shared_ptr<::grpc::Channel> open_channel(const Endpoint& server) {
+    ::grpc::ChannelArguments args;
+    args.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);
+    args.SetInt(GRPC_ARG_ENABLE_HTTP_PROXY, 0);
+    args.SetInt(GRPC_ARG_ENABLE_RETRIES, 0);
+    args.SetMaxReceiveMessageSize(-1);
+    args.SetMaxSendMessageSize(-1);
+    return ::grpc::CreateCustomChannel("ipv4:" + server.to_string(),
+                                       ::grpc::InsecureChannelCredentials(), args);
+  }
+
+  // The call's first point; kDecoded, after the reply is in the model, is
+  // its last.
   void begin() {
     timeline_ = {};
     mark(timeline_, kInvoke);
   }
   void end() { mark(timeline_, kDecoded); }
 
+  // A unary call on a fresh ClientContext (gRPC's rule: one per call). The
+  // request is encoded here, as gRPC's SerializationTraits would, and then
+  // kRequestWritten marked: gRPC's call (context, HPACK, framing, the
+  // write, the wait) lies between it and kResponseReceived, marked when the
+  // reply's bytes are back (with its trailers: a unary call completes on
+  // both); the reply is then decoded.
   template <class Request, class Reply>
-  void call(const char* operation,
-            ::grpc::Status (wsbench::Wsbench::Stub::*method)(::grpc::ClientContext*, const Request&,
-                                                             Reply*),
+  void call(const char* operation, const ::grpc::internal::RpcMethod& method,
             const Request& request, Reply& reply) {
-    ::grpc::ClientContext context;
-    check(((*stub_).*method)(&context, request, &reply), operation);
+    Bytes out, in;
+    bool own = false;
+    check(::grpc::GenericSerialize<::grpc::ProtoBufferWriter, Request>(request, &out, &own),
+          operation);
+    mark(timeline_, kRequestWritten);
+    ::grpc::Status status;
+    {
+      ::grpc::ClientContext context;
+      if (server_timing_asked_) context.AddMetadata(kServerTimingKey, "1");
+      status = ::grpc::internal::BlockingUnaryCall<Bytes, Bytes>(channel_.get(), method, &context,
+                                                                 out, &in);
+      mark(timeline_, kResponseReceived);
+      if (server_timing_asked_) server_timing_ = server_timing_of(context);
+    }
+    check(status, operation);
+    if (!::grpc::GenericDeserialize<::grpc::ProtoBufferReader, Reply>(&in, &reply).ok())
+      throw CallError(std::string("grpc: ") + operation + ": the reply does not parse");
+  }
+
+  // The server's phases from the reply's trailing metadata; nullopt if
+  // absent or not a Server-Timing value.
+  static std::optional<ServerDurations> server_timing_of(const ::grpc::ClientContext& context) {
+    const auto& trailers = context.GetServerTrailingMetadata();
+    const auto it = trailers.find(kServerTimingKey);
+    if (it == trailers.end()) return std::nullopt;
+    return parse_server_timing(std::string_view(it->second.data(), it->second.size()));
   }
 
   static Payload unbind(const wsbench::Response& reply, const char* operation) {
@@ -185,7 +271,8 @@ class GrpcClient final : public Client {
   }
 
   std::shared_ptr<::grpc::Channel> channel_;
-  std::unique_ptr<wsbench::Wsbench::Stub> stub_;
+  const ::grpc::internal::RpcMethod ping_, get_, echo_, register_, send_, receive_, unregister_,
+      primes_, define_, put_;
   const wsbench::Empty empty_;
   wsbench::Empty empty_reply_;
   wsbench::PayloadLabel label_;
@@ -193,12 +280,16 @@ class GrpcClient final : public Client {
   wsbench::Response reply_;
   wsbench::Queue queue_;
   wsbench::Queue queue_reply_;
-  wsbench::SendRequest send_;
-  wsbench::PrimesRequest primes_;
+  wsbench::SendRequest send_request_;
+  wsbench::PrimesRequest primes_request_;
   wsbench::Word word_;
   wsbench::Definition definition_;
   Payload reply_payload_;
   Timeline timeline_;
+  bool server_timing_asked_ = false;
+  std::optional<ServerDurations> server_timing_;
+  mutable bool local_port_asked_ = false;
+  mutable std::uint16_t local_port_ = 0;
 };
 
 }  // namespace

@@ -119,6 +119,60 @@ TEST(HttpSizes, SplitsHttp2FramesIntoDataAndTheRest) {
   EXPECT_THROW(http_sizes(stream.substr(0, 30)), std::runtime_error);
 }
 
+// gRPC's 5-byte prefix (flag, big-endian length) before `message`.
+std::string grpc_message(const std::string& message) {
+  std::string m(4, '\0');
+  m += static_cast<char>(message.size());
+  return m + message;
+}
+
+TEST(HttpSizes, SplitsHttp2IntoFramesHpackControlPrefixesAndMessages) {
+  const std::string preface = "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
+  // Three messages on stream 1 cut across DATA frames anywhere: "abc", an
+  // empty one, then "z" whose prefix straddles two frames; one on stream 3
+  // in a PADDED frame (pad length byte 2, two bytes of padding).
+  const std::string one = grpc_message("abc") + grpc_message("") + grpc_message("z");
+  std::string padded = std::string(1, '\x02') + grpc_message("q") + std::string(2, '\0');
+  std::string padded_frame = h2_frame(0x0, 3, padded);
+  padded_frame[4] = '\x08';                                    // PADDED
+  const std::string stream = preface + h2_frame(0x4, 0, "") +  // SETTINGS
+                             h2_frame(0x1, 1, "hpack") +       // HEADERS: 5
+                             h2_frame(0x9, 1, "xy") +          // CONTINUATION: 2
+                             h2_frame(0x0, 1, one.substr(0, 6)) +
+                             h2_frame(0x0, 1, one.substr(6, 10)) +
+                             h2_frame(0x0, 1, one.substr(16)) + padded_frame +
+                             h2_frame(0x8, 0, "wind") +     // WINDOW_UPDATE: 4
+                             h2_frame(0x6, 0, "pingpong");  // PING: 8
+  const HttpSizes s = http_sizes(stream);
+  ASSERT_TRUE(s.is_http2);
+  EXPECT_EQ(s.http2.frame_headers, 9u * 9u);
+  EXPECT_EQ(s.http2.header_blocks, 5u + 2u);
+  EXPECT_EQ(s.http2.control, 24u + 3u + 4u + 8u) << "preface, padding, WINDOW_UPDATE, PING";
+  EXPECT_EQ(s.http2.prefixes, 4u * 5u);
+  EXPECT_EQ(s.http2.messages, 3u + 0u + 1u + 1u);
+  EXPECT_EQ(s.http2.total(), stream.size());
+  EXPECT_TRUE(http2_split_matches(s, stream.size()));
+  EXPECT_EQ(s.headers, s.http2.frame_headers + s.http2.header_blocks + s.http2.control);
+  EXPECT_EQ(s.bodies, s.http2.prefixes + s.http2.messages);
+  EXPECT_EQ(s.messages, 1u);
+  // HTTP/1.1 has no split: nothing to match.
+  EXPECT_FALSE(http_sizes("GET / HTTP/1.1\r\n\r\n").is_http2);
+  EXPECT_TRUE(http2_split_matches(http_sizes("GET / HTTP/1.1\r\n\r\n"), 999));
+  // Padding longer than its frame is not HTTP/2.
+  std::string bad = h2_frame(0x0, 1, "\x09x");
+  bad[4] = '\x08';
+  EXPECT_THROW(http_sizes(bad), std::runtime_error);
+}
+
+// The check --wire-sizes makes of every HTTP/2 row fails where the split
+// misses bytes the relay counted: here a frame the parse never saw.
+TEST(HttpSizes, AnHttp2SplitMissingAFrameFailsTheCheck) {
+  const std::string stream = h2_frame(0x1, 1, "hpack") + h2_frame(0x0, 1, grpc_message("abc"));
+  const std::string lost = h2_frame(0x8, 0, "wind");
+  EXPECT_TRUE(http2_split_matches(http_sizes(stream + lost), stream.size() + lost.size()));
+  EXPECT_FALSE(http2_split_matches(http_sizes(stream), stream.size() + lost.size()));
+}
+
 // A server that answers each kRequest with kInterim and kResponse, written
 // separately, the way a server sends an interim response.
 class ScriptedServer {

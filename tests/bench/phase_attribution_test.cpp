@@ -110,9 +110,7 @@ TEST_P(PhaseAttribution, SlowServiceLandsInService) {
 // as it came, with no decode to slow down.
 class DecodePhaseAttribution : public PhaseAttribution {};
 
-bool decodes(const Combo& combo) {
-  return !find_codec(combo.codec).texts_only && testing::speaks_http1(combo.stack);
-}
+bool decodes(const Combo& combo) { return !find_codec(combo.codec).texts_only; }
 
 TEST_P(DecodePhaseAttribution, SlowDecodeLandsInServerParse) {
   // Decoding 3200 objects into the model takes hundreds of microseconds
@@ -225,9 +223,7 @@ TEST_P(FaultyService, AServicePhaseCountedTwiceFailsBothChecks) {
 // while two connections are open (tests/bench/phases_test.cpp).
 class ConcurrentPhaseAttribution : public PhaseAttribution {};
 
-bool client_names_its_socket(const Combo& combo) {
-  return combo.stack != "xmlrpc-c" && testing::speaks_http1(combo.stack);
-}
+bool client_names_its_socket(const Combo& combo) { return combo.stack != "xmlrpc-c"; }
 
 TEST_P(ConcurrentPhaseAttribution, ConcurrentConnectionsGetTheirOwnServerPoints) {
   // Two clients calling at once: each call's server points must lie within
@@ -256,10 +252,8 @@ TEST_P(ConcurrentPhaseAttribution, ConcurrentConnectionsGetTheirOwnServerPoints)
   EXPECT_EQ(wrong_b, 0);
 }
 
-// grpc marks no server points (testing::kNotHttp1).
-bool marks_server_points(const testing::StackCodec& combo) {
-  return testing::speaks_http1(combo.stack);
-}
+// Every stack marks them (grpc's on its raw methods, src/grpc/grpc_probe.h).
+bool marks_server_points(const testing::StackCodec&) { return true; }
 
 INSTANTIATE_TEST_SUITE_P(AllStacks, PhaseAttribution,
                          ::testing::ValuesIn(testing::every_stack_codec(marks_server_points)),

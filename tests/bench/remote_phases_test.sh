@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # A two-host run on one host: bench against a wsbench-server (--target)
 # gets the Beast and gSOAP servers' phases from their Server-Timing
-# header, says so in the row and the context, and reports none for a
+# header and gRPC's from the same value in its trailing metadata, says so
+# in the row and the context, and reports none for a
 # client that cannot ask for them (xmlrpc-c's curl transport) rather than
 # guessing. With --no-probes no row has phases.
 set -euo pipefail
@@ -13,7 +14,9 @@ source "$(dirname "$0")/../support/server_process.sh"
 
 run() {
   "$bench" --target "beast=$beast" --target "gsoap=$gsoap" --target "xmlrpc-c=$xmlrpc" \
-    --benchmark_filter='^rtt/(beast/json|gsoap/soap|xmlrpc-c/xmlrpc)/ping/same' --iterations=20 \
+    --target "grpc=$grpc" \
+    --benchmark_filter='^rtt/(beast/json|gsoap/soap|xmlrpc-c/xmlrpc|grpc/protobuf)/ping/same' \
+    --iterations=20 \
     --benchmark_repetitions=1 --benchmark_format=json "$@" >"$result" 2>/dev/null
 }
 
@@ -25,9 +28,10 @@ ctx = d["context"]
 assert ctx["probes"] == "on", ctx["probes"]
 assert "beast=Server-Timing header" in ctx["server_phases"], ctx["server_phases"]
 assert "gsoap=Server-Timing header" in ctx["server_phases"], ctx["server_phases"]
+assert "grpc=Server-Timing header" in ctx["server_phases"], ctx["server_phases"]
 assert "xmlrpc-c=none" in ctx["server_phases"], ctx["server_phases"]
 rows = {b["name"].split("/")[1]: b for b in d["benchmarks"]}
-for stack in ("beast", "gsoap"):
+for stack in ("beast", "gsoap", "grpc"):
     row = rows[stack]
     assert row["label"].endswith("server phases: Server-Timing header"), row["label"]
     for phase in ("server_parse", "service", "server_marshal",
@@ -40,7 +44,7 @@ for stack in ("beast", "gsoap"):
 xmlrpc = rows["xmlrpc-c"]
 assert xmlrpc["label"].endswith("server phases: none"), xmlrpc["label"]
 assert not any(k.startswith("phase:server_") for k in xmlrpc), sorted(xmlrpc)
-print("ok: remote phases from Server-Timing (beast, gsoap), none from xmlrpc-c")
+print("ok: remote phases from Server-Timing (beast, gsoap, grpc), none from xmlrpc-c")
 PY
 
 run --no-probes

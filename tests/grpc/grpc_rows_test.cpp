@@ -5,7 +5,9 @@
 #include <gtest/gtest.h>
 
 #include <map>
+#include <sstream>
 #include <string>
+#include <vector>
 
 #include "bench_runs.h"
 #include "common/service.h"
@@ -58,6 +60,62 @@ TEST(GrpcRows, RunVerifiedWithTheFloorAndWireBytes) {
   EXPECT_EQ(body("grpc", "response_body_bytes"), body("beast", "response_body_bytes") + 5);
   EXPECT_EQ(diagnostics.find("not released"), std::string::npos) << diagnostics;
   EXPECT_EQ(after.describe(), before.describe());
+}
+
+// One row of --wire-sizes' HTTP/2 table.
+struct SplitRow {
+  std::string who, op, direction, call;
+  std::uint64_t frames = 0, hpack = 0, control = 0, prefix = 0, message = 0, total = 0;
+};
+
+std::vector<SplitRow> split_rows(const std::string& table) {
+  std::vector<SplitRow> rows;
+  std::istringstream lines(table);
+  std::string line;
+  while (std::getline(lines, line)) {
+    std::istringstream in(line);
+    SplitRow r;
+    if (in >> r.who >> r.op >> r.direction >> r.call >> r.frames >> r.hpack >> r.control >>
+        r.prefix >> r.message >> r.total)
+      rows.push_back(r);
+  }
+  return rows;
+}
+
+// The table's every row adds up to what the relay counted, in whole
+// frames; a ping's messages are the protobuf bytes known by hand; and a
+// connection's next call sends fewer header bytes than its first, whose
+// HPACK table was empty.
+TEST(GrpcWireSizes, SplitsEveryRowIntoPartsThatAddUp) {
+  std::vector<StackEntry> grpc = {find_stack("grpc")};
+  bench::RttOptions options;
+  options.stacks = &grpc;
+  ::testing::internal::CaptureStdout();
+  const int status = bench::print_wire_sizes(options);
+  const std::string table = ::testing::internal::GetCapturedStdout();
+  ASSERT_EQ(status, 0) << table;
+  const auto rows = split_rows(table);
+  ASSERT_EQ(rows.size(), 2u * 6u * 4u) << "two messages x six operations x first/next x "
+                                          "request/response: "
+                                       << table;
+  for (const auto& r : rows) {
+    const std::string where = r.op + " " + r.direction + " " + r.call;
+    EXPECT_EQ(r.frames + r.hpack + r.control + r.prefix + r.message, r.total) << where;
+    EXPECT_EQ(r.frames % 9, 0u) << where;
+    EXPECT_GE(r.frames, 2u * 9u) << where << ": a HEADERS and a DATA frame at least";
+    EXPECT_EQ(r.prefix, 5u) << where << ": one gRPC message";
+  }
+  const auto find = [&](const char* op, const char* direction, const char* call) {
+    for (const auto& r : rows)
+      if (r.op == op && r.direction == direction && r.call == call) return r;
+    ADD_FAILURE() << "no row " << op << " " << direction << " " << call;
+    return SplitRow{};
+  };
+  // Empty{} is no bytes; Response{text: "pong"} a tag, a length, the text.
+  EXPECT_EQ(find("ping", "request", "next").message, 0u);
+  EXPECT_EQ(find("ping", "response", "next").message, 2 + std::string(kPingReply).size());
+  for (const char* op : {"ping", "echo", "register"})
+    EXPECT_LT(find(op, "request", "next").hpack, find(op, "request", "first").hpack) << op;
 }
 
 }  // namespace

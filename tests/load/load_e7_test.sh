@@ -13,13 +13,23 @@ trap 'rm -rf "$out"' EXIT
 "$load" --experiment E7 --primes 1000 --repeat 2 --out "$out/e7.json" >"$out/table.txt" 2>&1 ||
   fail "E7 exited $?: $(cat "$out/table.txt")"
 grep -q "2 repetitions per cell" "$out/table.txt" || fail "no E7 table: $(cat "$out/table.txt")"
+# The table's averages: a figure in every column for every shape, gRPC's last.
+averages_check() {
+  awk '/^average \(ms\)/ { f = 1; if ($NF != "gRPC") bad = 1; next }
+       f && NF == 0 { exit }
+       f { n++; if (NF != 6) bad = 1; for (i = 2; i <= NF; i++) if ($i == "-") bad = 1 }
+       END { exit !(n == 3 && !bad) }' "$1"
+}
+averages_check "$out/table.txt" || fail "E7 averages incomplete: $(cat "$out/table.txt")"
+sed '/^average (ms)/,/^$/ s/[0-9.]*$/-/' "$out/table.txt" >"$out/bad-table.txt"
+if averages_check "$out/bad-table.txt"; then fail "the table check passed a missing gRPC cell"; fi
 
 cat >"$out/check.py" <<'PY'
 import json, sys
 runs = [r for r in json.load(open(sys.argv[1]))["runs"] if r["experiment"] == "E7"]
 shapes = {"10x4": (10, 4), "40x1": (40, 1), "20x2": (20, 2)}
 columns = {"SOAP": ["gsoap/soap"], "REST": ["beast/json"],
-           "SOAP+REST": ["gsoap/soap", "beast/json"]}
+           "SOAP+REST": ["gsoap/soap", "beast/json"], "gRPC": ["grpc/protobuf"]}
 want = {(c, s, stack, rep) for c, stacks in columns.items() for s in shapes for stack in stacks
         for rep in (0, 1)}
 got = [(r["column"], r["shape"], r["target"].split()[0], r["repetition"]) for r in runs]
@@ -65,3 +75,4 @@ inject "a call missing" 'runs[3]["n"] -= 1'
 inject "a failed call" 'runs[4]["errors"]["reset"] = 1'
 inject "a zero latency" 'runs[5]["latency_ms"]["min"] = 0'
 inject "connects inside the calls" 'runs[6]["connects"] = 0'
+inject "the gRPC column missing" 'runs[:] = [r for r in runs if r["column"] != "gRPC"]'

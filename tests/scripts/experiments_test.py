@@ -207,6 +207,81 @@ class ReportTest(unittest.TestCase):
             else:
                 self.assertRegex(verdict, r"^(holds|does not hold|inconclusive)")
 
+    def grpc_report(self, with_grpc=True):
+        """E7 and E8 of the fixture's runs plus, if asked, gRPC runs made
+        from its beast/json ones (E7 means halved to tell them apart)."""
+        runs = {}
+        for name in ("e7", "e8"):
+            with open(os.path.join(FIXTURE, f"{name}.json")) as f:
+                runs[name] = json.load(f)
+        e7, e8 = runs["e7"], runs["e8"]
+        grpc7, grpc8 = [], []
+        for r in e7["runs"]:
+            if r.get("column") == "REST":
+                g = json.loads(json.dumps(r))
+                g.update(column="gRPC", target=r["target"].replace("beast/json", "grpc/protobuf"))
+                g["latency_ms"]["mean"] = r["latency_ms"]["mean"] / 2
+                grpc7.append(g)
+        for r in e8["runs"]:
+            if r["target"].startswith("beast/json "):
+                g = json.loads(json.dumps(r))
+                g["target"] = r["target"].replace("beast/json", "grpc/protobuf")
+                grpc8.append(g)
+        if with_grpc:
+            e7["runs"] += grpc7
+            e8["runs"] += grpc8
+        with tempfile.TemporaryDirectory() as d:
+            for name, data in (("e7", e7), ("e8", e8)):
+                with open(os.path.join(d, f"{name}.json"), "w") as f:
+                    json.dump(data, f)
+            experiments.write_report(d)
+            with open(os.path.join(d, "report.md")) as f:
+                return sections(f.read()), grpc7, grpc8
+
+    @staticmethod
+    def grpc_rows_missing(by, grpc7, grpc8):
+        """What the E7 and E8 sections lack of the gRPC runs: per shape a row
+        with the median of its means and no paper figures, the ratio to REST,
+        and per size an E8 row with its calls."""
+        missing = []
+        for shape in {r["shape"] for r in grpc7}:
+            mean = statistics.median(r["latency_ms"]["mean"] for r in grpc7 if r["shape"] == shape)
+            want = (f"| {shape} | gRPC (ours) | grpc/protobuf | - | - | - | - | "
+                    f"{experiments.experiment_tables.fmt_num(mean)} ")
+            if not any(line.startswith(want) for line in by["E7"].splitlines()):
+                missing.append(want)
+            if f"| {shape} | gRPC (ours) / REST | - | 0.5 |" not in by["E7"]:
+                missing.append(f"{shape} ratio")
+        for size in {r["size"] for r in grpc8}:
+            calls = sum(r["n"] for r in grpc8 if r["size"] == size)
+            if not any(line.startswith(f"| grpc/protobuf | {size} |") and f"| {calls:,} ok" in line
+                       for line in by["E8"].splitlines()):
+                missing.append(f"E8 {size}")
+        return missing
+
+    def test_grpc_rows_in_e7_and_e8_beside_the_papers_columns(self):
+        by, grpc7, grpc8 = self.grpc_report()
+        self.assertTrue(grpc7 and grpc8)
+        self.assertEqual(self.grpc_rows_missing(by, grpc7, grpc8), [])
+        # The paper's rows are as before, and claims still decided.
+        self.assertIn("| 10x4 | REST w/ SOAP | beast/json |", by["E7"])
+        self.assertRegex(claim_cells(by["E7"], "E7-a")["library stacks"],
+                         r"^(holds|does not hold|inconclusive)")
+        # Without gRPC runs the row says so.
+        by, _, _ = self.grpc_report(with_grpc=False)
+        self.assertIn("| 10x4 | gRPC (ours) | grpc/protobuf | - | - | - | - | - |", by["E7"])
+        self.assertIn("not in the run", by["E7"])
+        # The check sees the rows go when the tables leave gRPC out.
+        tables = experiments.experiment_tables
+        e7_columns, e8_stacks = tables.E7_COLUMNS, tables.E8_STACKS
+        tables.E7_COLUMNS = [c for c in e7_columns if c[2] != "grpc/protobuf"]
+        tables.E8_STACKS = [s for s in e8_stacks if s[1] != "grpc/protobuf"]
+        try:
+            by, grpc7, grpc8 = self.grpc_report()
+        finally:
+            tables.E7_COLUMNS, tables.E8_STACKS = e7_columns, e8_stacks
+        self.assertNotEqual(self.grpc_rows_missing(by, grpc7, grpc8), [])
+
     def test_e9_says_its_link_and_evaluates_its_claims(self):
         e9 = self.by["E9"]
         with open(os.path.join(FIXTURE, "e9.link.txt")) as f:

@@ -17,13 +17,12 @@
 
 namespace wsb::testing {
 
-// Whether the stack's server speaks plaintext HTTP/1.1 on its socket and
-// marks the server's phase points: every stack but grpc (HTTP/2, no server
-// points yet) and the TLS stacks (*-tls: their sockets carry TLS records,
-// so a raw request written in plaintext is refused at the handshake; their
-// hostile-TLS tests are their own), which the raw-socket suites (hostile
-// input, slow clients, raw HTTP) and the server-phase suites skip, saying
-// so. grpc's raw HTTP/2 tests are tests/grpc/grpc_hostile_test.cpp and
+// Whether the stack's server speaks plaintext HTTP/1.1 on its socket: every
+// stack but grpc (HTTP/2) and the TLS stacks (*-tls: their sockets carry
+// TLS records, so a raw request written in plaintext is refused at the
+// handshake; their hostile-TLS tests are their own), which the raw-socket
+// suites (hostile input, slow clients, raw HTTP) skip, saying so. grpc's
+// raw HTTP/2 tests are tests/grpc/grpc_hostile_test.cpp and
 // grpc_slow_clients_test.cpp.
 inline bool speaks_http1(const std::string& stack) {
   return stack != "grpc" && !stack.ends_with("-tls");

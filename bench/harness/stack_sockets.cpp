@@ -5,6 +5,8 @@
 namespace wsb {
 
 ConnectionOptions stack_socket_options(const std::string& stack) {
+  // A TLS variant sets its sockets as its plain counterpart does.
+  if (stack.ends_with("-tls")) return stack_socket_options(stack.substr(0, stack.size() - 4));
   if (stack == "gsoap") {
     // stdsoap2.c: tcp_connect and soap_accept set SO_SNDBUF and SO_RCVBUF
     // to SOAP_BUFLEN (65536) and TCP_NODELAY.

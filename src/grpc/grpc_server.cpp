@@ -26,6 +26,7 @@
 
 #include "common/codec.h"
 #include "common/service.h"
+#include "grpc/grpc_credentials.h"
 #include "grpc/grpc_stack.h"
 #include "rest/protobuf_mapping.h"
 #include "wsbench_service.grpc.pb.h"
@@ -137,11 +138,13 @@ int clamp_to_int(std::size_t n) { return n > INT_MAX ? INT_MAX : static_cast<int
 
 class GrpcServer final : public Server {
  public:
-  GrpcServer(Service& service, const ServerOptions& options) : service_(service) {
+  GrpcServer(Service& service, const ServerOptions& options,
+             const std::shared_ptr<::grpc::ServerCredentials>& credentials)
+      : service_(service) {
     ::grpc::ServerBuilder builder;
     int port = 0;
     builder.AddListeningPort(options.listen.host + ":" + std::to_string(options.listen.port),
-                             ::grpc::InsecureServerCredentials(), &port);
+                             credentials, &port);
     builder.RegisterService(&service_);
     builder.SetMaxReceiveMessageSize(clamp_to_int(options.limits.max_body_bytes));
     builder.SetMaxSendMessageSize(-1);  // replies are bounded by the service's limits
@@ -177,8 +180,13 @@ class GrpcServer final : public Server {
 
 }  // namespace
 
+std::unique_ptr<Server> start_server(Service& service, const ServerOptions& options,
+                                     std::shared_ptr<::grpc::ServerCredentials> credentials) {
+  return std::make_unique<GrpcServer>(service, options, credentials);
+}
+
 std::unique_ptr<Server> start_grpc_server(Service& service, const ServerOptions& options) {
-  return std::make_unique<GrpcServer>(service, options);
+  return start_server(service, options, ::grpc::InsecureServerCredentials());
 }
 
 }  // namespace wsb::grpc_stack

@@ -15,8 +15,10 @@
 // in-process client, so options.cpu is not applied (docs/servers/stacks/grpc.md).
 //
 // Limits: the largest message received is max_body_bytes, the metadata
-// (headers) at most max_header_bytes, and a connection idle for
-// keepalive_timeout_s is closed (GRPC_ARG_MAX_CONNECTION_IDLE_MS).
+// (headers) at most max_header_bytes, a connection idle for
+// keepalive_timeout_s is closed (GRPC_ARG_MAX_CONNECTION_IDLE_MS), and so is
+// one whose handshake outlasts the shorter of that and request_timeout_s
+// (GRPC_ARG_SERVER_HANDSHAKE_TIMEOUT_MS).
 #include <grpcpp/grpcpp.h>
 #include <grpcpp/support/server_callback.h>
 
@@ -136,6 +138,13 @@ class WsbenchService final : public wsbench::Wsbench::CallbackService {
 
 int clamp_to_int(std::size_t n) { return n > INT_MAX ? INT_MAX : static_cast<int>(n); }
 
+int handshake_timeout_s(const ServerOptions& options) {
+  const int request = options.concurrency.request_timeout_s;
+  const int idle = options.limits.keepalive_timeout_s;
+  if (request <= 0) return idle > 0 ? idle : 120;  // gRPC's default
+  return idle > 0 && idle < request ? idle : request;
+}
+
 class GrpcServer final : public Server {
  public:
   GrpcServer(Service& service, const ServerOptions& options,
@@ -153,6 +162,10 @@ class GrpcServer final : public Server {
     builder.AddChannelArgument(
         GRPC_ARG_MAX_CONNECTION_IDLE_MS,
         clamp_to_int(std::size_t(options.limits.keepalive_timeout_s) * 1000));
+    // A connection's handshake (TLS for grpc-tls, then HTTP/2's settings)
+    // ends within a request's time and an idle wait, the shorter.
+    builder.AddChannelArgument(GRPC_ARG_SERVER_HANDSHAKE_TIMEOUT_MS,
+                               clamp_to_int(std::size_t(handshake_timeout_s(options)) * 1000));
     // An ephemeral port must be this server's alone.
     builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
     server_ = builder.BuildAndStart();

@@ -79,8 +79,9 @@ void use_tls_server_context(Context* master) {
 
 void use_tls_client_context(Context* ctx) {
   init_engine();
-  if (soap_ssl_client_context(ctx, SOAP_SSL_DEFAULT | SOAP_TLSv1_3, nullptr, nullptr,
-                              tls::identity_files().certificate.c_str(), nullptr,
+  // SOAP_SSL_NO_DEFAULT_CA_PATH: the system's CAs are not trusted.
+  if (soap_ssl_client_context(ctx, SOAP_SSL_DEFAULT | SOAP_SSL_NO_DEFAULT_CA_PATH | SOAP_TLSv1_3,
+                              nullptr, nullptr, tls::identity_files().certificate.c_str(), nullptr,
                               nullptr) != SOAP_OK)
     throw std::runtime_error("gsoap-tls: soap_ssl_client_context failed: " + openssl_errors());
   // gSOAP makes the context on the first connect (soap::fsslauth): make it

@@ -21,7 +21,7 @@ namespace wsb::soap {
 void use_tls_server_context(Context* master);
 
 // soap_ssl_client_context verifying the server (SOAP_SSL_DEFAULT) against
-// tls::identity_files()'s certificate alone, then
+// tls::identity_files()'s certificate alone (SOAP_SSL_NO_DEFAULT_CA_PATH), then
 // tls::configure(Side::client). Throws std::runtime_error.
 void use_tls_client_context(Context* ctx);
 

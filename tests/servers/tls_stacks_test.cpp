@@ -4,10 +4,18 @@
 // protocol and suite, read from the ServerHello (plaintext in TLS 1.3) as
 // the bytes cross a relay. The operations themselves are the per-stack
 // suites' (stack_conformance_test and the others iterate every stack).
+#include <arpa/inet.h>
 #include <gtest/gtest.h>
+#include <netinet/in.h>
 #include <openssl/err.h>
+#include <openssl/evp.h>
 #include <openssl/ssl.h>
+#include <openssl/x509.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
@@ -16,6 +24,7 @@
 #include <ostream>
 #include <string>
 #include <string_view>
+#include <thread>
 
 #include "common/service.h"
 #include "common/tls.h"
@@ -157,6 +166,77 @@ TEST_P(TlsStackEdge, NegotiatesTheConfiguredSuite) {
   const auto client = find_stack(GetParam().name).connect(relay.endpoint(), GetParam().codec);
   EXPECT_EQ(client->ping(), kPingReply);
   EXPECT_EQ(check_negotiated(relay.captured_to_client(), GetParam().group), "");
+}
+
+// A TLS server whose certificate is not tls::identity()'s (another key,
+// also for localhost): the stack's client must refuse it. Accepts until
+// destroyed, each connection a handshake and a close.
+class ImpostorServer {
+ public:
+  ImpostorServer() : ctx_(tls::make_context(tls::Side::server)) {
+    EVP_PKEY* key = EVP_PKEY_Q_keygen(nullptr, nullptr, "EC", "P-256");
+    X509* cert = X509_new();
+    X509_gmtime_adj(X509_getm_notBefore(cert), -3600);
+    X509_gmtime_adj(X509_getm_notAfter(cert), 3600);
+    X509_NAME_add_entry_by_txt(X509_get_subject_name(cert), "CN", MBSTRING_ASC,
+                               reinterpret_cast<const unsigned char*>(tls::kServerName), -1, -1, 0);
+    X509_set_issuer_name(cert, X509_get_subject_name(cert));
+    X509_set_pubkey(cert, key);
+    X509_sign(cert, key, EVP_sha256());
+    EXPECT_EQ(SSL_CTX_use_certificate(ctx_.get(), cert), 1);
+    EXPECT_EQ(SSL_CTX_use_PrivateKey(ctx_.get(), key), 1);
+    // Both stacks' groups (grpc-tls offers P-256 only), so that what fails
+    // is the certificate, not the key exchange.
+    EXPECT_EQ(SSL_CTX_set1_groups_list(ctx_.get(), "X25519:P-256"), 1);
+    X509_free(cert);
+    EVP_PKEY_free(key);
+    listener_ = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t len = sizeof addr;
+    EXPECT_EQ(::bind(listener_, reinterpret_cast<sockaddr*>(&addr), len), 0);
+    EXPECT_EQ(::listen(listener_, 8), 0);
+    ::getsockname(listener_, reinterpret_cast<sockaddr*>(&addr), &len);
+    endpoint_ = {"127.0.0.1", ntohs(addr.sin_port)};
+    thread_ = std::thread([this] {
+      while (!stop_) {
+        pollfd p{listener_, POLLIN, 0};
+        if (::poll(&p, 1, 50) != 1) continue;
+        const int fd = ::accept(listener_, nullptr, nullptr);
+        if (fd < 0) continue;
+        timeval wait{2, 0};
+        ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &wait, sizeof wait);
+        SSL* ssl = SSL_new(ctx_.get());
+        SSL_set_fd(ssl, fd);
+        SSL_accept(ssl);
+        SSL_free(ssl);
+        ::close(fd);
+        ERR_clear_error();
+      }
+    });
+  }
+  ~ImpostorServer() {
+    stop_ = true;
+    thread_.join();
+    ::close(listener_);
+  }
+  Endpoint endpoint() const { return endpoint_; }
+
+ private:
+  tls::Context ctx_;
+  int listener_ = -1;
+  Endpoint endpoint_;
+  std::atomic<bool> stop_{false};
+  std::thread thread_;
+};
+
+// The client verifies the server: a certificate it was not given is refused
+// when connecting.
+TEST_P(TlsStackEdge, ClientRefusesAnUnknownCertificate) {
+  ImpostorServer impostor;
+  EXPECT_THROW(find_stack(GetParam().name).connect(impostor.endpoint(), GetParam().codec),
+               CallError);
 }
 
 INSTANTIATE_TEST_SUITE_P(TlsStacks, TlsStackEdge, ::testing::ValuesIn(kTlsStacks),

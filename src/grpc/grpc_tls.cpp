@@ -80,11 +80,16 @@ std::shared_ptr<::grpc::ServerCredentials> tls_server_credentials() {
   return ::grpc::SslServerCredentials(options);
 }
 
+// One credentials object for every client, as an application keeps one
+// for its channels: a new connection does not parse the certificate again.
 ChannelSecurity tls_channel_security() {
-  load_openssl_defaults();
-  ::grpc::SslCredentialsOptions options;
-  options.pem_root_certs = tls::identity().certificate_pem;
-  return {::grpc::SslCredentials(options), tls::kServerName};
+  static const ChannelSecurity shared = [] {
+    load_openssl_defaults();
+    ::grpc::SslCredentialsOptions options;
+    options.pem_root_certs = tls::identity().certificate_pem;
+    return ChannelSecurity{::grpc::SslCredentials(options), tls::kServerName};
+  }();
+  return shared;
 }
 
 std::unique_ptr<Server> start_grpc_tls_server(Service& service, const ServerOptions& options) {

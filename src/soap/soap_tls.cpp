@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cstring>
 #include <mutex>
+#include <new>
 #include <stdexcept>
 
 #include "common/tls.h"
@@ -77,18 +78,50 @@ void use_tls_server_context(Context* master) {
   tls::configure(master->ctx, tls::Side::server);
 }
 
+namespace {
+
+// The clients' one SSL_CTX and the flags gSOAP gave it.
+struct ClientContext {
+  SSL_CTX* ctx;
+  unsigned short flags;
+};
+
+const ClientContext& client_context() {
+  static const ClientContext shared = [] {
+    init_engine();
+    Context* maker = soap_new();
+    if (maker == nullptr) throw std::bad_alloc();
+    // SOAP_SSL_NO_DEFAULT_CA_PATH: the system's CAs are not trusted.
+    // gSOAP makes the context on the first connect (soap::fsslauth): made
+    // here, to configure it.
+    if (soap_ssl_client_context(
+            maker, SOAP_SSL_DEFAULT | SOAP_SSL_NO_DEFAULT_CA_PATH | SOAP_TLSv1_3, nullptr, nullptr,
+            tls::identity_files().certificate.c_str(), nullptr, nullptr) != SOAP_OK ||
+        (maker->ctx == nullptr && maker->fsslauth(maker) != SOAP_OK) || maker->ctx == nullptr) {
+      soap_free(maker);
+      throw std::runtime_error("gsoap-tls: soap_ssl_client_context failed: " + openssl_errors());
+    }
+    const ClientContext made{maker->ctx, maker->ssl_flags};
+    try {
+      tls::configure(made.ctx, tls::Side::client);
+    } catch (...) {
+      soap_free(maker);
+      throw;
+    }
+    SSL_CTX_up_ref(made.ctx);  // outlives the maker, which frees its own reference
+    soap_free(maker);
+    return made;
+  }();
+  return shared;
+}
+
+}  // namespace
+
 void use_tls_client_context(Context* ctx) {
-  init_engine();
-  // SOAP_SSL_NO_DEFAULT_CA_PATH: the system's CAs are not trusted.
-  if (soap_ssl_client_context(ctx, SOAP_SSL_DEFAULT | SOAP_SSL_NO_DEFAULT_CA_PATH | SOAP_TLSv1_3,
-                              nullptr, nullptr, tls::identity_files().certificate.c_str(), nullptr,
-                              nullptr) != SOAP_OK)
-    throw std::runtime_error("gsoap-tls: soap_ssl_client_context failed: " + openssl_errors());
-  // gSOAP makes the context on the first connect (soap::fsslauth): make it
-  // now to configure it.
-  if (ctx->ctx == nullptr && (ctx->fsslauth(ctx) != SOAP_OK || ctx->ctx == nullptr))
-    throw std::runtime_error("gsoap-tls: no client context: " + openssl_errors());
-  tls::configure(ctx->ctx, tls::Side::client);
+  const ClientContext& shared = client_context();
+  SSL_CTX_up_ref(shared.ctx);  // the client's context frees it (soap_done)
+  ctx->ctx = shared.ctx;
+  ctx->ssl_flags = shared.flags;
 }
 
 void use_nosignal_bio(SSL* ssl, int socket) {

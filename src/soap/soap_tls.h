@@ -20,9 +20,13 @@ namespace wsb::soap {
 // std::runtime_error.
 void use_tls_server_context(Context* master);
 
-// soap_ssl_client_context verifying the server (SOAP_SSL_DEFAULT) against
-// tls::identity_files()'s certificate alone (SOAP_SSL_NO_DEFAULT_CA_PATH), then
-// tls::configure(Side::client). Throws std::runtime_error.
+// The clients' context: soap_ssl_client_context verifying the server
+// (SOAP_SSL_DEFAULT) against tls::identity_files()'s certificate alone
+// (SOAP_SSL_NO_DEFAULT_CA_PATH), then tls::configure(Side::client). It is
+// made once and every client takes a reference, as one gSOAP client keeps
+// its context from connection to connection: a new connection costs its
+// connect and handshake, not a new SSL_CTX (OpenSSL 3's SSL_CTX_new and the
+// certificate file's reading). Throws std::runtime_error.
 void use_tls_client_context(Context* ctx);
 
 // The server's side of the handshake on ctx's accepted socket, in place of

@@ -159,6 +159,25 @@ TEST_P(TlsStackEdge, StalledHandshakeTimesOut) {
   expect_serves();
 }
 
+// The kernel's timeouts still end a TLS connection's waits: one idle past
+// the server's idle timeout is closed, and the client's next call says the
+// connection was lost (it does not reconnect). grpc-tls's idle connection is
+// gRPC's to close and reopen (GOAWAY): the plain grpc stack's behaviour.
+TEST_P(TlsStackEdge, IdleConnectionIsClosedAfterTheTimeout) {
+  if (std::string_view(GetParam().name) != "gsoap-tls")
+    GTEST_SKIP() << "gRPC reopens a channel's connection after GOAWAY";
+  const auto client = find_stack(GetParam().name).connect(server_->endpoint(), GetParam().codec);
+  EXPECT_EQ(client->ping(), kPingReply);
+  std::this_thread::sleep_for(milliseconds(2500));
+  try {
+    client->ping();
+    ADD_FAILURE() << "an idle connection outlived the server's idle timeout";
+  } catch (const CallError& e) {
+    EXPECT_NE(std::string(e.what()).find("not reconnecting"), std::string::npos) << e.what();
+  }
+  expect_serves();
+}
+
 // What a connection negotiates, from the ServerHello on the wire.
 TEST_P(TlsStackEdge, NegotiatesTheConfiguredSuite) {
   ByteRelay relay(server_->endpoint());

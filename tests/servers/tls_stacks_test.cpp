@@ -178,6 +178,21 @@ TEST_P(TlsStackEdge, IdleConnectionIsClosedAfterTheTimeout) {
   expect_serves();
 }
 
+// Stopping a server does not wait out a handshake in progress (here with
+// the default timeouts, a minute).
+TEST(TlsStackStop, AStalledHandshakeDoesNotDelayStop) {
+  for (const auto& stack : kTlsStacks) {
+    Service service;
+    auto server = find_stack(stack.name).start_server(service, ServerOptions{});
+    testing::RawConnection raw(server->endpoint());
+    ASSERT_TRUE(raw.send(std::string_view("\x16\x03\x01", 3)));
+    std::this_thread::sleep_for(milliseconds(200));  // the server is in the handshake
+    const auto start = Clock::now();
+    server->stop();
+    EXPECT_LT(Clock::now() - start, milliseconds(3000)) << stack.name;
+  }
+}
+
 // What a connection negotiates, from the ServerHello on the wire.
 TEST_P(TlsStackEdge, NegotiatesTheConfiguredSuite) {
   ByteRelay relay(server_->endpoint());

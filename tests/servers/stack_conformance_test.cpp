@@ -130,7 +130,7 @@ TEST_P(StackConformance, ClientTimelineIsOrdered) {
 }
 
 TEST_P(StackConformance, ServerPhasePointsAreMarkedInCausalOrder) {
-  if (!testing::speaks_http1(GetParam().stack)) GTEST_SKIP() << testing::kNotHttp1;
+  if (!testing::marks_server_points(GetParam().stack)) GTEST_SKIP() << testing::kNotHttp1;
   client_->ping();  // connected
   for (const char* label : {"text", "message-b/128KiB"}) {
     SCOPED_TRACE(label);

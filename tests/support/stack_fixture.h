@@ -17,15 +17,17 @@
 
 namespace wsb::testing {
 
-// Whether the stack's server speaks plaintext HTTP/1.1 on its socket and
-// marks the server's phase points: every stack but grpc (HTTP/2, no server
-// points yet) and the TLS stacks (*-tls: TLS records on the socket), which
-// the raw-socket suites (hostile input, slow clients, raw HTTP) and the
-// server-phase suites skip, saying so. A TLS stack's own edge (non-TLS
-// and stalled clients, what it negotiates) is tls_stacks_test's.
+// Whether the stack's server speaks plaintext HTTP/1.1 on its socket:
+// every stack but grpc (HTTP/2) and the TLS stacks (*-tls: TLS records on
+// the socket), which the raw-socket suites (hostile input, slow clients,
+// raw HTTP) skip, saying so. A TLS stack's own edge (non-TLS and stalled
+// clients, what it negotiates) is tls_stacks_test's.
 inline bool speaks_http1(const std::string& stack) {
   return stack != "grpc" && !stack.ends_with("-tls");
 }
+// Whether its server marks the server's phase points: all but grpc and
+// grpc-tls (kNotHttp1).
+inline bool marks_server_points(const std::string& stack) { return !stack.starts_with("grpc"); }
 inline constexpr const char kNotHttp1[] =
     "grpc speaks HTTP/2 and marks no server points, and a -tls stack's socket carries TLS "
     "records, not the plaintext HTTP/1.1 these tests write: their raw-socket and phase tests "

@@ -9,7 +9,11 @@ find_package(Protobuf REQUIRED)
 find_package(benchmark REQUIRED CONFIG)
 find_package(LibXml2 REQUIRED)
 find_package(XMLRPC REQUIRED c++2 client abyss-server)
-pkg_check_modules(GSOAP REQUIRED IMPORTED_TARGET gsoap++)
+# gSOAP's OpenSSL engine (libgsoapssl++, built WITH_OPENSSL and WITH_GZIP):
+# the gsoap-tls stack needs it, and it and libgsoap++ define the same
+# symbols with different layouts of struct soap, so every gSOAP user in a
+# binary (generated code, the gsoap stacks, the gSOAP anchor) uses this one.
+pkg_check_modules(GSOAP REQUIRED IMPORTED_TARGET gsoapssl++)
 find_package(OpenSSL REQUIRED COMPONENTS Crypto SSL)
 # gRPC 1.51 (libgrpc++-dev) and its protoc plugin (protobuf-compiler-grpc).
 find_package(gRPC REQUIRED CONFIG)

@@ -189,7 +189,8 @@ int main(int argc, char** argv) {
   po::options_description options("wsbench-soak options");
   options.add_options()("help,h", "show this help")("server", po::value(&server_binary)->required(),
                                                     "the wsbench-server binary to run")(
-      "stack", po::value(&stacks)->composing(), "a stack to soak (repeatable; default: all)")(
+      "stack", po::value(&stacks)->composing(),
+      "a stack to soak (repeatable; default: all but the -tls ones)")(
       "seconds", po::value(&seconds)->default_value(seconds), "seconds per stack")(
       "clients", po::value(&clients)->default_value(clients), "concurrent keep-alive clients")(
       "max-rss-growth", po::value(&max_rss_growth)->default_value(max_rss_growth),

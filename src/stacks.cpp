@@ -29,6 +29,14 @@ const std::vector<StackEntry>& all_stacks() {
        {"soap", "soap-mtom", "soap-swa"},
        soap::start_gsoap_server,
        soap::connect_gsoap_client},
+      {"gsoap-tls",
+       "gsoap over TLS: the same server and proxy on gSOAP's OpenSSL engine (libgsoapssl++; "
+       "soap_ssl_server_context and soap_ssl_client_context, the client verifying the server), "
+       "TLS 1.3 TLS_AES_128_GCM_SHA256 x25519 (common/tls.h); a handshake per connection on its "
+       "thread; SOAP 1.1 document/literal",
+       {"soap"},
+       soap::start_gsoap_tls_server,
+       soap::connect_gsoap_tls_client},
       {"xmlrpc-c",
        "xmlrpc-c 1.33: its Abyss HTTP server (a thread per connection) and method registry, and "
        "its libcurl client transport; XML-RPC at /RPC2",
@@ -54,6 +62,15 @@ const std::vector<StackEntry>& all_stacks() {
        {"protobuf"},
        grpc_stack::start_grpc_server,
        grpc_stack::connect_grpc_client,
+       /*library_thread_pool=*/true},
+      {"grpc-tls",
+       "grpc over TLS: the same service and stub with gRPC's SSL credentials (the client "
+       "checking the server's name), TLS 1.3 TLS_AES_128_GCM_SHA256 set through OpenSSL's "
+       "system_default (gRPC 1.51 sets no TLS 1.3 suite) and key exchange P-256 (gRPC sets it; "
+       "not the shared x25519)",
+       {"protobuf"},
+       grpc_stack::start_grpc_tls_server,
+       grpc_stack::connect_grpc_tls_client,
        /*library_thread_pool=*/true},
   };
   return stacks;

@@ -380,7 +380,7 @@ ContextPairs runtime_library_versions() {
   out.emplace_back("xmlrpc_c_runtime_version", xmlrpc_version);
   out.emplace_back("glibc_runtime_version", gnu_get_libc_version());
   out.emplace_back("protobuf_runtime_version", loaded_file("libprotobuf.so"));
-  out.emplace_back("gsoap_runtime_version", loaded_file("libgsoap++"));
+  out.emplace_back("gsoap_runtime_version", loaded_file("libgsoapssl++"));
   return out;
 }
 

@@ -27,6 +27,7 @@
 #include "common/codec.h"
 #include "common/phases.h"
 #include "grpc/grpc_probe.h"
+#include "grpc/grpc_credentials.h"
 #include "grpc/grpc_stack.h"
 #include "rest/protobuf_mapping.h"
 #include "wsbench_service.grpc.pb.h"
@@ -75,8 +76,8 @@ void check(const ::grpc::Status& status, const char* operation) {
 
 class GrpcClient final : public Client {
  public:
-  explicit GrpcClient(const Endpoint& server)
-      : channel_(open_channel(server)),
+  GrpcClient(const Endpoint& server, const ChannelSecurity& security)
+      : channel_(open_channel(server, security)),
         ping_(method("/wsbench.Wsbench/Ping", channel_)),
         get_(method("/wsbench.Wsbench/Get", channel_)),
         echo_(method("/wsbench.Wsbench/Echo", channel_)),
@@ -201,15 +202,16 @@ class GrpcClient final : public Client {
  private:
   using Bytes = ::grpc::ByteBuffer;
 
-  static std::shared_ptr<::grpc::Channel> open_channel(const Endpoint& server) {
+  static std::shared_ptr<::grpc::Channel> open_channel(const Endpoint& server,
+                                                       const ChannelSecurity& security) {
     ::grpc::ChannelArguments args;
+    if (!security.server_name.empty()) args.SetSslTargetNameOverride(security.server_name);
     args.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);
     args.SetInt(GRPC_ARG_ENABLE_HTTP_PROXY, 0);
     args.SetInt(GRPC_ARG_ENABLE_RETRIES, 0);
     args.SetMaxReceiveMessageSize(-1);
     args.SetMaxSendMessageSize(-1);
-    return ::grpc::CreateCustomChannel("ipv4:" + server.to_string(),
-                                       ::grpc::InsecureChannelCredentials(), args);
+    return ::grpc::CreateCustomChannel("ipv4:" + server.to_string(), security.credentials, args);
   }
 
   // The call's first point; kDecoded, after the reply is in the model, is
@@ -294,10 +296,15 @@ class GrpcClient final : public Client {
 
 }  // namespace
 
-std::unique_ptr<Client> connect_grpc_client(const Endpoint& server, const std::string& codec) {
+std::unique_ptr<Client> connect_client(const Endpoint& server, const std::string& codec,
+                                       const ChannelSecurity& security) {
   if (codec != "protobuf")
     throw std::invalid_argument("grpc: unknown codec '" + codec + "' (it carries protobuf)");
-  return std::make_unique<GrpcClient>(server);
+  return std::make_unique<GrpcClient>(server, security);
+}
+
+std::unique_ptr<Client> connect_grpc_client(const Endpoint& server, const std::string& codec) {
+  return connect_client(server, codec, {::grpc::InsecureChannelCredentials(), {}});
 }
 
 }  // namespace wsb::grpc_stack

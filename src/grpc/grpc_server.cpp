@@ -22,6 +22,7 @@
 // (GRPC_ARG_MAX_CONNECTION_IDLE_MS), and so is one that does not finish
 // the SETTINGS exchange or answer a PING within peer_timeout_s()
 // (GRPC_ARG_SERVER_HANDSHAKE_TIMEOUT_MS, GRPC_ARG_KEEPALIVE_*).
+// The handshake bounded so includes grpc-tls's TLS handshake.
 #include <grpcpp/grpcpp.h>
 #include <grpcpp/impl/codegen/proto_utils.h>
 #include <grpcpp/support/server_callback.h>
@@ -42,6 +43,7 @@
 #include "common/phases.h"
 #include "common/service.h"
 #include "grpc/grpc_probe.h"
+#include "grpc/grpc_credentials.h"
 #include "grpc/grpc_stack.h"
 #include "rest/protobuf_mapping.h"
 #include "wsbench_service.grpc.pb.h"
@@ -308,11 +310,13 @@ namespace {
 
 class GrpcServer final : public Server {
  public:
-  GrpcServer(Service& service, const ServerOptions& options) : service_(service) {
+  GrpcServer(Service& service, const ServerOptions& options,
+             const std::shared_ptr<::grpc::ServerCredentials>& credentials)
+      : service_(service) {
     ::grpc::ServerBuilder builder;
     int port = 0;
     builder.AddListeningPort(options.listen.host + ":" + std::to_string(options.listen.port),
-                             ::grpc::InsecureServerCredentials(), &port);
+                             credentials, &port);
     builder.RegisterService(&service_);
     builder.SetMaxReceiveMessageSize(clamp_to_int(options.limits.max_body_bytes));
     builder.SetMaxSendMessageSize(-1);  // replies are bounded by the service's limits
@@ -369,8 +373,13 @@ class GrpcServer final : public Server {
 
 }  // namespace
 
+std::unique_ptr<Server> start_server(Service& service, const ServerOptions& options,
+                                     std::shared_ptr<::grpc::ServerCredentials> credentials) {
+  return std::make_unique<GrpcServer>(service, options, credentials);
+}
+
 std::unique_ptr<Server> start_grpc_server(Service& service, const ServerOptions& options) {
-  return std::make_unique<GrpcServer>(service, options);
+  return start_server(service, options, ::grpc::InsecureServerCredentials());
 }
 
 }  // namespace wsb::grpc_stack

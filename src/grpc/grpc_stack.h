@@ -33,4 +33,10 @@ int peer_timeout_s(const ServerOptions& options);
 // cannot be made, std::invalid_argument for another codec.
 std::unique_ptr<Client> connect_grpc_client(const Endpoint& server, const std::string& codec);
 
+// grpc_tls.cpp: the "grpc-tls" stack, the same server and client over
+// gRPC's SSL credentials (tls::identity(); TLS 1.3 with tls::kCipherSuite,
+// key exchange P-256, which gRPC 1.51 sets itself).
+std::unique_ptr<Server> start_grpc_tls_server(Service& service, const ServerOptions& options);
+std::unique_ptr<Client> connect_grpc_tls_client(const Endpoint& server, const std::string& codec);
+
 }  // namespace wsb::grpc_stack

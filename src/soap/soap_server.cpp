@@ -35,6 +35,7 @@
 #include "soap/soap_operations.h"
 #include "soap/soap_socket_io.h"
 #include "soap/soap_stack.h"
+#include "soap/soap_tls.h"
 
 namespace wsb::soap {
 namespace server_detail {
@@ -62,10 +63,18 @@ void free_context(Context* ctx) {
 
 class GsoapServer final : public Server {
  public:
-  GsoapServer(Service& service, const ServerOptions& options)
-      : service_(service), options_(options), master_(soap_new()) {
+  GsoapServer(Service& service, const ServerOptions& options, bool tls)
+      : service_(service), options_(options), tls_(tls), master_(soap_new()) {
     if (master_ == nullptr) throw std::bad_alloc();
     configure(master_, options.limits);
+    if (tls_) {
+      try {
+        use_tls_server_context(master_);  // the copies share its SSL_CTX
+      } catch (...) {
+        free_context(master_);
+        throw;
+      }
+    }
     // The concurrency settings as gSOAP's guide sets them for a
     // multi-threaded server under load: a bound on a whole message's
     // transfer (a client trickling a byte at a time holds a thread no
@@ -289,8 +298,14 @@ class GsoapServer final : public Server {
   void serve_connection(Connection& c) {
     try {
       pin_current_thread(options_.cpu);
-      Operations operations(c.ctx, service_, c);
-      serve_requests(c, operations);
+      // The handshake on the connection's own thread: a client that stalls
+      // in it holds no one else up, and gives up after the request timeout
+      // (a non-TLS client fails at its first bytes). Refused, the
+      // connection just closes: there is no TLS to answer over.
+      if (!tls_ || accept_tls(c.ctx, handshake_timeout_s()).empty()) {
+        Operations operations(c.ctx, service_, c);
+        serve_requests(c, operations);
+      }
     } catch (const std::exception& e) {
       std::fprintf(stderr, "%s: connection ended: %s\n", kServerName, e.what());
     }
@@ -328,8 +343,18 @@ class GsoapServer final : public Server {
     return engine_io().close(ctx, socket);
   }
 
+  // The longest a TLS handshake may take: the whole of it is a request's
+  // reading, bounded as one is, and no longer than an idle wait.
+  int handshake_timeout_s() const {
+    const int request = options_.concurrency.request_timeout_s;
+    const int idle = options_.limits.keepalive_timeout_s;
+    if (request <= 0) return idle > 0 ? idle : 60;
+    return idle > 0 && idle < request ? idle : request;
+  }
+
   Service& service_;
   const ServerOptions options_;
+  const bool tls_;  // gsoap-tls: every connection is TLS (soap_tls.h)
   Context* master_;
   Endpoint endpoint_;
   std::thread accept_thread_;
@@ -343,7 +368,11 @@ class GsoapServer final : public Server {
 }  // namespace server_detail
 
 std::unique_ptr<Server> start_gsoap_server(Service& service, const ServerOptions& options) {
-  return std::make_unique<server_detail::GsoapServer>(service, options);
+  return std::make_unique<server_detail::GsoapServer>(service, options, false);
+}
+
+std::unique_ptr<Server> start_gsoap_tls_server(Service& service, const ServerOptions& options) {
+  return std::make_unique<server_detail::GsoapServer>(service, options, true);
 }
 
 std::string serve_bytes(Service& service, const ServerLimits& limits, std::string_view request) {

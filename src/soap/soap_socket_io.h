@@ -14,6 +14,10 @@
 // kernel's set: on EAGAIN they select and retry (frecv up to 100 times, 5 s
 // each; fsend without end), so a kernel timeout would not end the wait.
 //
+// On a TLS connection (soap::ssl set: the gsoap-tls stack) the same calls
+// are SSL_read and SSL_write on the same socket, and the kernel's timeouts
+// end them alike.
+//
 // Internal to src/soap: includes the generated soapH.h.
 #pragma once
 

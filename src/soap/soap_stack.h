@@ -26,4 +26,9 @@ std::string serve_bytes(Service& service, const ServerLimits& limits, std::strin
 // connect, std::invalid_argument for another codec.
 std::unique_ptr<Client> connect_gsoap_client(const Endpoint& server, const std::string& codec);
 
+// The "gsoap-tls" stack: the same server and client over TLS with gSOAP's
+// OpenSSL engine (soap_tls.h), codec "soap".
+std::unique_ptr<Server> start_gsoap_tls_server(Service& service, const ServerOptions& options);
+std::unique_ptr<Client> connect_gsoap_tls_client(const Endpoint& server, const std::string& codec);
+
 }  // namespace wsb::soap

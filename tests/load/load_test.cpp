@@ -411,7 +411,12 @@ TEST_P(LoadEveryStack, SmallClosedLoopThroughAChildServer) {
   EXPECT_GE(figures.peak_rss_kb, figures.steady_rss_kb);
 }
 
-INSTANTIATE_TEST_SUITE_P(Stacks, LoadEveryStack, ::testing::ValuesIn(testing::every_stack_codec()),
+// Not the TLS stacks: their certificate is made per process
+// (common/tls.h), so a client here does not trust the child server's.
+INSTANTIATE_TEST_SUITE_P(Stacks, LoadEveryStack,
+                         ::testing::ValuesIn(testing::every_stack_codec([](const auto& combo) {
+                           return !combo.stack.ends_with("-tls");
+                         })),
                          [](const auto& p) { return testing::test_name(p.param); });
 
 TEST(LoadMixed, TwoStacksAtOnceEachWithItsOwnFigures) {

@@ -20,7 +20,8 @@ namespace wsb::testing {
 // Whether the stack's server speaks plaintext HTTP/1.1 on its socket: every
 // stack but grpc (HTTP/2) and the TLS stacks (*-tls: their sockets carry
 // TLS records, so a raw request written in plaintext is refused at the
-// handshake; their hostile-TLS tests are their own), which the raw-socket
+// handshake; their edge is tests/servers/tls_stacks_test.cpp and
+// tests/beast/beast_tls_test.cpp), which the raw-socket
 // suites (hostile input, slow clients, raw HTTP) skip, saying so. grpc's
 // raw HTTP/2 tests are tests/grpc/grpc_hostile_test.cpp and
 // grpc_slow_clients_test.cpp.

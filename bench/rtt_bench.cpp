@@ -126,7 +126,8 @@ void run_rtt(benchmark::State& state, const RttCase& c, const std::optional<Wire
   const WireCount wire = known->second;
   // A TLS row negotiates what every TLS row does, or is not measured.
   if (plain) {
-    if (const std::string diff = hello_mismatch(wire.hello); !diff.empty()) {
+    if (const std::string diff = hello_mismatch(wire.hello, expected_hello(c.stack->name));
+        !diff.empty()) {
       state.SkipWithError(("verification failed: " + diff).c_str());
       return;
     }
@@ -222,8 +223,7 @@ void run_rtt(benchmark::State& state, const RttCase& c, const std::optional<Wire
   } else if (!in_process) {
     where += exchanges ? ", floor " + pool->remote_floor()->to_string() : std::string(", no floor");
   }
-  if (plain)
-    where += std::string("; tls: ") + tls::kProtocol + " " + tls::kCipherSuite + " " + tls::kGroup;
+  if (plain && wire.hello) where += "; tls: " + describe(*wire.hello);
   state.SetLabel(where + "; server phases: " + source_name(source));
 }
 

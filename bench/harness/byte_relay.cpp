@@ -371,22 +371,48 @@ std::optional<ServerHello> server_hello(std::string_view in) {
   return hello;
 }
 
-std::string hello_mismatch(const std::optional<ServerHello>& hello) {
-  if (!hello) return "no TLS ServerHello on the connection";
-  const auto hex = [](std::uint16_t v) {
-    char text[8];
-    std::snprintf(text, sizeof text, "0x%04x", v);
-    return std::string(text);
+namespace {
+
+std::string hex(std::uint16_t v) {
+  char text[8];
+  std::snprintf(text, sizeof text, "0x%04x", v);
+  return text;
+}
+
+}  // namespace
+
+ServerHello expected_hello(const std::string& stack) {
+  ServerHello expected = kExpectedHello;
+  if (stack == "grpc-tls") expected.group = 0x0017;
+  return expected;
+}
+
+std::string describe(const ServerHello& hello) {
+  const auto name = [](std::uint16_t code,
+                       std::initializer_list<std::pair<std::uint16_t, const char*>> names) {
+    for (const auto& [c, n] : names)
+      if (c == code) return std::string(n);
+    return hex(code);
   };
+  return name(hello.version, {{0x0304, "TLSv1.3"}, {0x0303, "TLSv1.2"}}) + " " +
+         name(hello.cipher_suite, {{0x1301, "TLS_AES_128_GCM_SHA256"},
+                                   {0x1302, "TLS_AES_256_GCM_SHA384"},
+                                   {0x1303, "TLS_CHACHA20_POLY1305_SHA256"}}) +
+         " " +
+         name(hello.group, {{0x001d, "x25519"}, {0x0017, "secp256r1"}, {0x0018, "secp384r1"}});
+}
+
+std::string hello_mismatch(const std::optional<ServerHello>& hello, const ServerHello& expected) {
+  if (!hello) return "no TLS ServerHello on the connection";
   std::string diff;
   const auto check = [&](const char* what, std::uint16_t got, std::uint16_t want) {
     if (got != want)
       diff += (diff.empty() ? "" : ", ") + std::string(what) + " " + hex(got) + " (want " +
               hex(want) + ")";
   };
-  check("cipher suite", hello->cipher_suite, kExpectedHello.cipher_suite);
-  check("key_share group", hello->group, kExpectedHello.group);
-  check("supported_versions", hello->version, kExpectedHello.version);
+  check("cipher suite", hello->cipher_suite, expected.cipher_suite);
+  check("key_share group", hello->group, expected.group);
+  check("supported_versions", hello->version, expected.version);
   return diff.empty() ? diff : "the server negotiated " + diff;
 }
 

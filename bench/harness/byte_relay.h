@@ -116,8 +116,16 @@ std::optional<ServerHello> server_hello(std::string_view to_client);
 // What every TLS row must negotiate (src/common/tls.h): TLS_AES_128_GCM_SHA256
 // (0x1301), x25519 (0x001d), TLS 1.3 (0x0304).
 inline constexpr ServerHello kExpectedHello{0x1301, 0x001d, 0x0304};
-// Empty if `hello` is kExpectedHello, else what differs.
-std::string hello_mismatch(const std::optional<ServerHello>& hello);
+// What the named TLS stack must negotiate: kExpectedHello, but secp256r1
+// (0x0017) for grpc-tls, whose TSI (gRPC 1.51) sets P-256 on every SSL
+// context it makes (docs/servers/stacks/grpc.md).
+ServerHello expected_hello(const std::string& stack);
+// Empty if `hello` is `expected`, else what differs.
+std::string hello_mismatch(const std::optional<ServerHello>& hello,
+                           const ServerHello& expected = kExpectedHello);
+// "TLSv1.3 TLS_AES_128_GCM_SHA256 x25519": the names of what a ServerHello
+// chose (hex for a code not named here).
+std::string describe(const ServerHello& hello);
 // Whether an HTTP/2 split accounts for every one of the `counted` bytes it
 // was read from (true for HTTP/1.1, which has no split).
 inline bool http2_split_matches(const HttpSizes& sizes, std::uint64_t counted) {

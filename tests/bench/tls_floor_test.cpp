@@ -144,6 +144,17 @@ std::string hello_bytes(unsigned char random0) {
          static_cast<char>(message.size() & 0xff) + message;
 }
 
+TEST(ServerHello, EachTlsStackIsHeldToWhatItCanNegotiate) {
+  // grpc-tls: gRPC 1.51's TSI sets P-256 on its contexts.
+  const ServerHello p256{0x1301, 0x0017, 0x0304};
+  EXPECT_EQ(hello_mismatch(p256, expected_hello("grpc-tls")), "");
+  EXPECT_NE(hello_mismatch(p256, expected_hello("beast-tls")), "");
+  EXPECT_NE(hello_mismatch(kExpectedHello, expected_hello("grpc-tls")), "");
+  EXPECT_EQ(describe(kExpectedHello), "TLSv1.3 TLS_AES_128_GCM_SHA256 x25519");
+  EXPECT_EQ(describe(p256), "TLSv1.3 TLS_AES_128_GCM_SHA256 secp256r1");
+  EXPECT_EQ(describe(ServerHello{0x1399, 0x0099, 0x0304}), "TLSv1.3 0x1399 0x0099");
+}
+
 TEST(ServerHello, ReadsAHandWrittenOne) {
   const auto hello = server_hello(hello_bytes(0x00));
   ASSERT_TRUE(hello);

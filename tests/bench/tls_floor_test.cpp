@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 #include <openssl/ssl.h>
 
+#include <ostream>
 #include <string>
 
 #include "common/tls.h"
@@ -101,6 +102,9 @@ struct OtherServer {
   const char* client_groups;
   const char* expected;  // in the mismatch
 };
+
+// The test's name: what differs (ctest lists it, not the struct's bytes).
+void PrintTo(const OtherServer& s, std::ostream* out) { *out << s.expected; }
 
 class ServerConfiguredOtherwise : public ::testing::TestWithParam<OtherServer> {};
 

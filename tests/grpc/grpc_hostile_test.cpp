@@ -118,7 +118,7 @@ std::vector<Row> rows() {
          EXPECT_TRUE(p.handshake());
          return p.call(1, kEchoMethod, grpc_message("abc", false, 100));
        },
-       "grpc-status UNIMPLEMENTED"},
+       "grpc-status INTERNAL"},
       {"prefix_over_limit", "a message prefix claiming 1 GiB (over the limit), 3 bytes sent",
        [](H2Peer& p) {
          EXPECT_TRUE(p.handshake());
@@ -148,7 +148,7 @@ std::vector<Row> rows() {
          EXPECT_TRUE(p.handshake());
          return p.call(1, kEchoMethod, grpc_message(std::string(16, '\xff')));
        },
-       "grpc-status UNIMPLEMENTED"},
+       "grpc-status INTERNAL"},
       {"unknown_method", "an unknown method",
        [](H2Peer& p) {
          EXPECT_TRUE(p.handshake());

@@ -389,8 +389,9 @@ def runtime_rows(outdir, key):
 # ---- running ----
 
 # The progress lines of the runs that have them (wsbench-load's E7 and E8
-# cells, scripts/e9's cases), shown as well as logged: those runs take minutes.
-RUN_PROGRESS = re.compile(r"^(wsbench-load: E[78]|e9:) \[\d+/\d+\]")
+# cells, scripts/e9's cases, bench's minute lines), shown as well as logged:
+# those runs take minutes.
+RUN_PROGRESS = re.compile(r"^((wsbench-load: E[78]|e9:) \[\d+/\d+\]|bench: running, )")
 
 
 def timed_run(outdir, run, cmd):

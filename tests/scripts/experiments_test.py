@@ -443,5 +443,14 @@ class RuntimeRowsTest(unittest.TestCase):
             self.assertNotIn("python-json", by[key])
 
 
+class Progress(unittest.TestCase):
+    def test_long_runs_progress_lines_are_shown(self):
+        # bench's minute line, wsbench-load's cells, scripts/e9's cases.
+        for line in ("bench: running, 3m00s elapsed (repetitions are interleaved: ...)",
+                     "wsbench-load: E7 [3/72] ...", "e9: [2/10] ..."):
+            self.assertTrue(experiments.RUN_PROGRESS.match(line), line)
+        self.assertFalse(experiments.RUN_PROGRESS.match("rtt/beast/json/ping/same 17 us"))
+
+
 if __name__ == "__main__":
     unittest.main()

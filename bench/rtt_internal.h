@@ -96,10 +96,11 @@ class ServerPool {
   // Stops every in-process server: closes its connections, joins its threads.
   void stop_servers();
 
-  // Starts and stops an in-process stack's server once per run, the first
-  // time it is asked: what its library makes on first use and keeps for
-  // the process (gRPC's poller: an epoll set and its eventfd) is then there
-  // before a case's baseline, not counted as the case's leak.
+  // Starts an in-process stack's server once per run, the first time it is
+  // asked, makes one call to it and stops it: what its library makes on
+  // first use and keeps for the process (gRPC's poller: an epoll set and
+  // its eventfd; its TLS handshake threads) is then there before a case's
+  // baseline, not counted as the case's leak.
   void warm_up(const StackEntry& stack, Placement placement);
 
  private:

@@ -60,7 +60,14 @@ void ServerPool::warm_up(const StackEntry& stack, Placement placement) {
     const std::lock_guard lock(mutex_);
     if (!warmed_.insert(stack.name).second) return;
   }
-  endpoint(stack, placement);
+  const Endpoint server = endpoint(stack, placement);
+  // One call too: what a library makes on its first connection and keeps
+  // (gRPC's TLS handshake threads) is then there before the baseline. A
+  // call that fails here fails in the case, which says why.
+  try {
+    stack.connect(server, stack.codecs.front())->ping();
+  } catch (const std::exception&) {
+  }
   stop_servers();
 }
 

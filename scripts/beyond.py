@@ -161,8 +161,8 @@ def tls_table(pairs, plot):
     if not rows:
         return ["### TLS against plain TCP\n\nNo TLS rows in the run (rtt/<stack>-tls/...)."]
     return ["### TLS against plain TCP\n\n"
-            "Each TLS row (TLS 1.3, TLS_AES_128_GCM_SHA256, x25519, ECDSA P-256; "
-            "docs/servers/tls.md) beside the same stack and codec over plain TCP: kept alive "
+            "Each TLS row (TLS 1.3, TLS_AES_128_GCM_SHA256, x25519, ECDSA P-256; grpc-tls "
+            "negotiates secp256r1, which gRPC 1.51 sets itself; docs/servers/tls.md) beside the same stack and codec over plain TCP: kept alive "
             "(steady state) and with a new connection per call (connect, handshake, the call, "
             "close, all timed). TLS/plain paired by repetition; TLS/floor is the row over a "
             "raw TLS ping-pong of the same bytes measured beside it (for a new-connection row, "
@@ -175,10 +175,18 @@ def tls_table(pairs, plot):
                       logy=False)]
 
 
+def payload_order(label):
+    """ints/200 before ints/3200: the kind, then the size as a number."""
+    kind, _, size = label.partition("/")
+    digits = "".join(c for c in size if c.isdigit())
+    return kind, int(digits) * (1024 if "MiB" in size else 1) if digits else 0, size
+
+
 def json_payloads(cases):
     return sorted({n[len("decode/json-simdjson/"):] for n in cases
                    if n.startswith("decode/json-simdjson/")
-                   and f"decode/json/{n[len('decode/json-simdjson/'):]}" in cases})
+                   and f"decode/json/{n[len('decode/json-simdjson/'):]}" in cases},
+                  key=payload_order)
 
 
 def simdjson_table(pairs, plot):

@@ -26,8 +26,8 @@
 
 #include "common/codec.h"
 #include "common/phases.h"
-#include "grpc/grpc_probe.h"
 #include "grpc/grpc_credentials.h"
+#include "grpc/grpc_probe.h"
 #include "grpc/grpc_stack.h"
 #include "rest/protobuf_mapping.h"
 #include "wsbench_service.grpc.pb.h"

@@ -11,9 +11,9 @@
 #include <atomic>
 #include <chrono>
 #include <cmath>
-#include <future>
 #include <filesystem>
 #include <fstream>
+#include <future>
 #include <mutex>
 #include <string>
 #include <thread>

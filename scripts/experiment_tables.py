@@ -123,7 +123,10 @@ class Plot:
             xs = [g + i * width for g in range(len(groups))]
             ax.bar(xs, [v if v is not None else 0 for v in values], width, label=label)
         ax.set_xticks([g + width * (len(series) - 1) / 2 for g in range(len(groups))])
-        ax.set_xticklabels(groups)
+        # Long labels (stack/codec names) slanted, so they do not overlap.
+        slant = any(len(str(g)) > 8 for g in groups)
+        ax.set_xticklabels(groups, rotation=30 if slant else 0, ha="right" if slant else "center",
+                           fontsize="small" if slant else None)
         ax.set_title(title)
         ax.set_ylabel(ylabel)
         if logy:

@@ -20,8 +20,8 @@ inline constexpr std::size_t kXmlSizeLimit = std::size_t{256} << 20;
 inline constexpr std::size_t kMaxStructMembers = 256;
 
 // Abyss reads a request's header into its connection buffer, fixed at 4 KiB
-// when the library is built; a header that does not fit is answered 408
-// (Request Timeout) before any handler of ours sees the request.
+// when the library is built (it answered 408 to a header that did not fit);
+// the front (xmlrpc_front.h) answers 431 to one longer than this less one.
 inline constexpr std::size_t kAbyssHeaderBufferBytes = 4096;
 
 // Raises the limit to kXmlSizeLimit, once per process; call before parsing.

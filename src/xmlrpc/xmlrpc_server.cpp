@@ -41,6 +41,7 @@
 #include "common/codec.h"
 #include "common/phases.h"
 #include "common/placement.h"
+#include "xmlrpc/xmlrpc_front.h"
 #include "xmlrpc/xmlrpc_guard.h"
 #include "xmlrpc/xmlrpc_limits.h"
 #include "xmlrpc/xmlrpc_mapping.h"
@@ -191,8 +192,13 @@ class AbyssServer final : public Server {
 
   void make_abyss() {
     const char* error = nullptr;
-    ChanSwitchUnixCreateFd(fd_, &switch_, &error);
-    check(error, "cannot use the socket");
+    // Our front reads and checks each request head before Abyss does; a
+    // head must fit Abyss's buffer, which reads past none of it.
+    FrontLimits front;
+    front.max_header_bytes = std::min(limits_.max_header_bytes, kAbyssHeaderBufferBytes - 1);
+    front.max_header_fields = limits_.max_header_fields;
+    front.request_timeout_s = static_cast<unsigned>(concurrency_.request_timeout_s);
+    switch_ = make_front_switch(fd_, front);
     ServerCreateSwitch(&abyss_, switch_, &error);
     check(error, "cannot create the Abyss server");
     abyss_created_ = true;
@@ -300,22 +306,15 @@ class AbyssServer final : public Server {
 
   // ---- the request path (connection threads) ----
 
-  // Abyss handler: 400 for a Content-Length that is not a decimal number
-  // (xmlrpc-c's own handler would answer 500), 413 for a declared body over
-  // max_body_bytes.
+  // Abyss handler: 413 for a declared body over max_body_bytes (the front
+  // has refused a Content-Length that is not a decimal number).
   static void refuse_oversized(void* self_p, TSession* session, abyss_bool* handled) {
     const auto& self = *static_cast<const AbyssServer*>(self_p);
     *handled = false;
     const char* declared = RequestHeaderValue(session, "content-length");
     if (declared == nullptr) return;
     std::uint64_t length = 0;
-    const char* end = declared + std::strlen(declared);
-    if (const auto [ptr, ec] = std::from_chars(declared, end, length);
-        ec != std::errc{} || ptr != end || ptr == declared) {
-      *handled = true;
-      answer_text(session, 400, "invalid Content-Length\n");
-      return;  // the body's length is unknown: Abyss closes after the reply
-    }
+    std::from_chars(declared, declared + std::strlen(declared), length);
     if (length <= self.limits_.max_body_bytes) return;
     *handled = true;
     // With a Content-Length (Abyss's own error pages end at the close), so
@@ -347,21 +346,6 @@ class AbyssServer final : public Server {
       // Fails at end of input, on error and after the request timeout.
       if (bytes > 0 && !SessionRefillBuffer(session)) return;
     }
-  }
-
-  // Abyss waits for new bytes on the socket before it parses the next
-  // request, even when its buffer already holds one: of 100 pipelined
-  // requests it answered the first ~90 and then hung until the keep-alive
-  // timeout. So when bytes past this request are already buffered, this
-  // reply says "Connection: close" and the connection ends after it; the
-  // client learns clearly which requests were answered and resends the
-  // rest (RFC 9112 9.3.2). Abyss offers no other way to end keep-alive
-  // from a handler than clearing the request's keep-alive flag.
-  static void refuse_pipelining(TSession* session) {
-    if (SessionReadDataAvail(session) == 0) return;
-    const TRequestInfo* info = nullptr;
-    SessionGetRequestInfo(session, &info);
-    if (info != nullptr) const_cast<TRequestInfo*>(info)->keepalive = false;
   }
 
   // Abyss's XML-RPC handler calls this with the whole body.
@@ -396,7 +380,6 @@ class AbyssServer final : public Server {
     }
     *response =
         answer_call(env, self.registry_.get(), guard, std::string_view(xml, length), &options);
-    refuse_pipelining(session);
     // Abyss writes the reply when this returns, with the fields added here.
     mark_server(kMarshalled);
     if (timing.active()) {

@@ -345,6 +345,13 @@ class GrpcServer final : public Server {
     builder.AddChannelArgument(GRPC_ARG_SERVER_HANDSHAKE_TIMEOUT_MS, peer_ms);
     builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_TIME_MS, peer_ms);
     builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_TIMEOUT_MS, peer_ms);
+    // No ping strikes: gRPC 1.51 answers every PING past the strikes
+    // (GRPC_ARG_HTTP2_MAX_PING_STRIKES, 2 by default) with another GOAWAY
+    // and another close, each kept while a write is pending, so a flood
+    // whose ACKs are never read grew the server by 63 MB and more. Without
+    // strikes a PING costs its ACK, and gRPC stops reading a connection
+    // with 10,000 frames it has not written (docs/servers/hostile-input.md).
+    builder.AddChannelArgument(GRPC_ARG_HTTP2_MAX_PING_STRIKES, 0);
     // An ephemeral port must be this server's alone.
     builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
     server_ = builder.BuildAndStart();

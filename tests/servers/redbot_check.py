@@ -82,27 +82,29 @@ def endpoints(beast, gsoap, xmlrpc):
          envelope.encode()),
         ("xmlrpc-c POST /RPC2 (XML-RPC call)", "POST", f"http://{xmlrpc}/RPC2",
          [("Content-Type", "text/xml")], call.encode()),
+        # Refusals are replies too.
+        ("beast GET /nowhere (404)", "GET", f"{b}/nowhere", accept, b""),
+        ("beast DELETE /ping (405)", "DELETE", f"{b}/ping", [], b""),
+        ("gsoap GET /nowhere (404)", "GET", f"http://{gsoap}/nowhere", [], b""),
+        ("gsoap DELETE / (405)", "DELETE", f"http://{gsoap}/", [], b""),
+        ("xmlrpc-c GET /RPC2 (405)", "GET", f"http://{xmlrpc}/RPC2", [], b""),
+        ("xmlrpc-c POST /nowhere (404)", "POST", f"http://{xmlrpc}/nowhere",
+         [("Content-Type", "text/xml")], call.encode()),
     ]
 
 
 def notes_of(resource):
-    """Every note of the check, its subrequests' included, once each."""
-    seen, out = set(), []
-    fetchers = [resource] + list(resource.subreqs.values())
-    for fetcher in fetchers:
-        for note in fetcher.response.notes:
-            key = (note.__class__.__name__, note.subject, str(note.summary))
-            if key not in seen:
-                seen.add(key)
-                out.append(
-                    {
-                        "id": note.__class__.__name__,
-                        "level": note.level.value,
-                        "subject": note.subject,
-                        "summary": str(note.summary),
-                    }
-                )
-    return out
+    """The check's notes, as REDbot's own reports list them: the response's,
+    which its active checks (conneg, validation, ranges) add to as well."""
+    return [
+        {
+            "id": note.__class__.__name__,
+            "level": note.level.value,
+            "subject": note.subject,
+            "summary": str(note.summary),
+        }
+        for note in resource.response.notes
+    ]
 
 
 def check(method, url, headers, body):

@@ -143,7 +143,10 @@ void run_rtt(benchmark::State& state, const RttCase& c, const std::optional<Wire
   if (exchanges) {
     exchanges.warm_up();
     floor.emplace(
-        [&exchanges] { return exchanges.round_trip(); },
+        [&exchanges] {
+          const CountedCall floor_counted(CountedCall::Threads::others_too, kCountingFloor);
+          return exchanges.round_trip();
+        },
         std::min<std::size_t>(kFloorBlock, static_cast<std::size_t>(state.max_iterations)));
   }
   // One untimed call after all set-up, so the first timed one finds the

@@ -70,6 +70,10 @@ void serve(std::string_view input) {
       return;
     }
     Request& req = parser.get();
+    if (beast_stack::framing_refusal(req, header, reply)) {
+      check_http_reply(kTarget, serialise(head, 11, false, reply));
+      return;
+    }
     handler.handle(beast_stack::rest_request(req, header, 0), reply);
     check_http_reply(kTarget, serialise(head, req.version(), parser.keep_alive(), reply));
     if (!parser.keep_alive()) return;

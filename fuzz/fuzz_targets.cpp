@@ -100,7 +100,10 @@ void check_http_reply(std::string_view target, std::string_view reply) {
   // client is its 4xx.
   const bool client_fault = reply.find(":Client</faultcode>") != std::string_view::npos ||
                             reply.find(":Sender</") != std::string_view::npos;
-  if (status >= 500 && !(status == 500 && client_fault))
+  // 501 and 505 are HTTP's answers to what a client asks and the server
+  // does not implement (a transfer coding, a major version).
+  const bool not_implemented = status == 501 || status == 505;
+  if (status >= 500 && !not_implemented && !(status == 500 && client_fault))
     throw PropertyViolation(std::string(target) + ": a client's bytes got a server error: " +
                             std::string(reply.substr(0, 400)));
 }

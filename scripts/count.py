@@ -50,7 +50,7 @@ def dictionary_dir():
     return os.path.join(os.path.expanduser("~"), ".cache", "wsbench")
 
 
-def fixed_layout(bench, case, iterations):
+def fixed_layout(bench, case, iterations, floor=False):
     """The command and environment of one run, in a fixed layout."""
     # Google Benchmark appends "/iterations:N" (and "/manual_time") to names.
     base = case[: -len("/manual_time")] if case.endswith("/manual_time") else case
@@ -62,15 +62,17 @@ def fixed_layout(bench, case, iterations):
     env = {"PATH": "/usr/bin:/bin", "LANG": "C"}
     # Where the dictionary database (E8) lives; the pad keeps the total size.
     env["WSBENCH_CACHE_DIR"] = dictionary_dir()
+    if floor:  # the row's floor exchanges instead of its calls (profiling.h)
+        env["WSBENCH_COUNT_FLOOR"] = "1"
     used = sum(len(a) + 1 for a in args) + sum(len(k) + len(v) + 2 for k, v in env.items())
     env["WSBENCH_COUNT_PAD"] = "x" * (PAD_TOTAL - used - len("WSBENCH_COUNT_PAD") - 2)
     return args, env
 
 
-def run_callgrind(bench, case, iterations, workdir):
+def run_callgrind(bench, case, iterations, workdir, floor=False):
     """Total instructions of one bench run with a fixed iteration count."""
     out = os.path.join(workdir, "callgrind.out")
-    args, env = fixed_layout(bench, case, iterations)
+    args, env = fixed_layout(bench, case, iterations, floor)
     # No address randomisation either, so the count repeats run to run.
     # Only the measured calls are instrumented (bench/harness/profiling.h).
     cmd = ["setarch", "-R", "valgrind", "--tool=callgrind", "--callgrind-out-file=" + out,
@@ -91,9 +93,11 @@ def run_callgrind(bench, case, iterations, workdir):
     return sum(totals)
 
 
-def count_case(bench, case, n1, n2):
+def count_case(bench, case, n1, n2, floor=False):
     """One row of count.json."""
     entry = {"case": case, "iterations": [n1, n2]}
+    if floor:
+        entry["counted"] = "floor"
     if case.startswith(ROUND_TRIP):
         # Client and server threads interleave differently from run to run
         # (lock hand-offs, wake-ups, the curl transport's timers, the
@@ -103,7 +107,7 @@ def count_case(bench, case, n1, n2):
         entry["note"] = "threaded: client and server; repeatable to about 0.3% (beast: 3%)"
     try:
         with tempfile.TemporaryDirectory() as tmp:
-            totals = [run_callgrind(bench, case, n, tmp) for n in (n1, n2)]
+            totals = [run_callgrind(bench, case, n, tmp, floor) for n in (n1, n2)]
         entry["totals"] = totals
         entry["instructions_per_op"] = round((totals[1] - totals[0]) / (n2 - n1))
     except subprocess.TimeoutExpired:
@@ -144,6 +148,8 @@ def main():
     ap.add_argument("--jobs", type=int, default=1,
                     help="codec cases counted at once (round trips always one at a time: "
                          "their threads are pinned)")
+    ap.add_argument("--floor", action="store_true",
+                    help="count each round-trip row's floor exchanges instead of its calls")
     ap.add_argument("--out", required=True, help="the JSON file to write")
     args = ap.parse_args()
 
@@ -177,7 +183,7 @@ def main():
                    pool.map(lambda c: show(count_case(args.bench, c, n1, n2)), codec)}
     for case in cases:
         if case.startswith(ROUND_TRIP):
-            counted[case] = show(count_case(args.bench, case, n1, n2))
+            counted[case] = show(count_case(args.bench, case, n1, n2, args.floor))
     results = [counted[c] for c in cases]
     report = {"unit": "instructions per operation", "results": results}
     if ratios := stack_over_anchor(results):

@@ -7,6 +7,7 @@
 
 #include <valgrind/callgrind.h>
 
+#include <cstdlib>
 #include <string>
 
 namespace wsb {
@@ -14,6 +15,13 @@ namespace wsb {
 // Set once at start-up: callgrind's client requests are a few instructions
 // each, which a memcpy row of 800 bytes would notice if always executed.
 inline const bool kCountingInstructions = [] { return RUNNING_ON_VALGRIND != 0; }();
+
+// Under scripts/count --floor (WSBENCH_COUNT_FLOOR set): a round-trip
+// row counts its floor's exchanges in place of its calls, so that a row
+// and its floor, and two rows' floors, compare by instructions.
+inline const bool kCountingFloor = [] {
+  return kCountingInstructions && std::getenv("WSBENCH_COUNT_FLOOR") != nullptr;
+}();
 
 // Instrumentation on for exactly one measured call. Under callgrind
 // (--instr-atstart=no) only code between these marks is counted.
@@ -26,14 +34,15 @@ inline const bool kCountingInstructions = [] { return RUNNING_ON_VALGRIND != 0; 
 class CountedCall {
  public:
   enum class Threads { this_one, others_too };
-  explicit CountedCall(Threads threads = Threads::this_one)
-      : settle_(kCountingInstructions && threads == Threads::others_too) {
-    if (!kCountingInstructions) return;
+  // `counted` false: not this call (the other of a row and its floor).
+  explicit CountedCall(Threads threads = Threads::this_one, bool counted = true)
+      : on_(kCountingInstructions && counted), settle_(on_ && threads == Threads::others_too) {
+    if (!on_) return;
     if (settle_) let_other_threads_block();
     CALLGRIND_START_INSTRUMENTATION;
   }
   ~CountedCall() {
-    if (!kCountingInstructions) return;
+    if (!on_) return;
     if (settle_) let_other_threads_block();
     CALLGRIND_STOP_INSTRUMENTATION;
   }
@@ -43,6 +52,7 @@ class CountedCall {
  private:
   // Sleeps long enough for the other threads to run until they block.
   static void let_other_threads_block();
+  bool on_;
   bool settle_;
 };
 

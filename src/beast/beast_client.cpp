@@ -55,14 +55,7 @@ std::string snippet(const std::string& body) {
 class PlainWire final : public ClientWire {
  public:
   explicit PlainWire(const Endpoint& server) : socket_(io_) {
-    boost::system::error_code ec;
-    tcp::resolver resolver(io_);
-    const auto results = resolver.resolve(server.host, std::to_string(server.port), ec);
-    if (!ec) net::connect(socket_, results, ec);
-    if (!ec) socket_.set_option(tcp::no_delay(true), ec);
-    if (!ec && !TimedSocket::set_idle_timeout(socket_.native_handle(), kClientIdleTimeout))
-      ec = {errno, boost::system::system_category()};
-    if (ec) throw CallError("beast: cannot connect to " + server.to_string() + ": " + ec.message());
+    connect_socket(socket_, server, "beast");
     stream_ = TimedSocket(socket_.native_handle());
   }
 

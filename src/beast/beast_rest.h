@@ -10,10 +10,12 @@
 #include <boost/beast/http/error.hpp>
 #include <boost/beast/http/message.hpp>
 #include <boost/beast/http/parser.hpp>
+#include <boost/beast/http/rfc7230.hpp>
 #include <boost/beast/http/status.hpp>
 #include <boost/beast/http/string_body.hpp>
 #include <charconv>
 #include <cstdint>
+#include <ctime>
 #include <iterator>
 #include <optional>
 #include <string>
@@ -71,7 +73,10 @@ inline void configure_parser(RequestParser& parser, const ServerLimits& limits) 
 struct HeaderView {
   std::size_t fields = 0;  // Beast bounds the header's bytes, not its fields
   std::string_view content_type, accept, codec, host, expect;  // the first of each, if any
-  bool server_timing = false;  // rest::kTimingRequestHeader is present
+  std::size_t hosts = 0;               // Host fields: exactly one is valid in HTTP/1.1
+  std::size_t transfer_encodings = 0;  // Transfer-Encoding fields
+  std::string_view transfer_encoding;  // the last of them, whose last coding frames the body
+  bool server_timing = false;          // rest::kTimingRequestHeader is present
 };
 
 inline HeaderView scan_header(const Request& req) {
@@ -89,6 +94,12 @@ inline HeaderView scan_header(const Request& req) {
   HeaderView view;
   for (const auto& f : req) {
     ++view.fields;
+    if (f.name() == http::field::host) ++view.hosts;
+    if (f.name() == http::field::transfer_encoding) {
+      ++view.transfer_encodings;
+      view.transfer_encoding = f.value();
+      continue;
+    }
     if (f.name() == http::field::unknown) {
       if (boost::beast::iequals(f.name_string(), rest::kCodecHeader))
         first(view.codec, f.value());
@@ -102,21 +113,113 @@ inline HeaderView scan_header(const Request& req) {
   return view;
 }
 
+// The path and query of a request target: an absolute-form target
+// ("http://host:port/path", RFC 9112 3.2.2, which a server MUST accept)
+// loses its scheme and authority; any other form is returned as it is.
+inline std::string_view origin_form(std::string_view target) {
+  if (target.empty() || target.front() == '/') return target;  // the usual case, first
+  const auto scheme_end = target.find("://");
+  if (scheme_end == std::string_view::npos) return target;
+  const std::string_view scheme = target.substr(0, scheme_end);
+  if (!boost::beast::iequals(scheme, "http") && !boost::beast::iequals(scheme, "https"))
+    return target;
+  const auto path = target.find_first_of("/?", scheme_end + 3);
+  if (path == std::string_view::npos) return "/";
+  if (target[path] == '?') return target.substr(path - 1);  // "http://h?q": the '/' is implied
+  return target.substr(path);
+}
+
 // Views into `req` and `header` (scan_header(req)), valid while req lives.
+// HEAD is handed over as GET: the connection sends the GET's header and
+// leaves out its body (RFC 9110 9.3.2).
 inline rest::RestRequest rest_request(const Request& req, const HeaderView& header,
                                       std::int64_t received_ns) {
+  const boost::beast::http::verb method =
+      req.method() == boost::beast::http::verb::head ? boost::beast::http::verb::get : req.method();
   return rest::RestRequest{
-      method_of(req.method()), req.method_string(), req.target(), header.content_type,
-      header.accept,           header.codec,        req.body(),   received_ns,
-      header.server_timing,    header.host,
+      method_of(method),   req.method_string(), origin_form(req.target()),
+      header.content_type, header.accept,       header.codec,
+      req.body(),          received_ns,         header.server_timing,
+      header.host,
   };
 }
 
+// True if `host` is a valid Host field value (RFC 9110 7.2: uri-host
+// [":" port]; empty when the target has no authority): the characters of
+// a reg-name, an IPv4 address or a bracketed IPv6 literal, and a port.
+inline bool valid_host(std::string_view host) {
+  for (const char c : host) {
+    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                    std::string_view("-._~!$&'()*+,;=:[]%").find(c) != std::string_view::npos;
+    if (!ok) return false;
+  }
+  return true;
+}
+
+// Fills `reply` with an error answer: `status` and `message` as text.
+inline bool refuse(rest::RestResponse& reply, unsigned status, std::string message) {
+  reply.status = status;
+  reply.content_type = rest::media_type(rest::Format::text);
+  reply.location.clear();
+  reply.allow = {};
+  reply.server_timing.clear();
+  reply.body = std::move(message);
+  return true;
+}
+
+// The refusal of a request whose header Beast parsed but HTTP does not
+// allow, filled into `reply` (the connection closes after it); false if
+// the request may be served. RFC 9112 3.2 (Host), 6.1 and 6.3
+// (Transfer-Encoding). Beast itself refuses Content-Length with
+// Transfer-Encoding, a repeated chunked and a bad Content-Length, but reads
+// a request whose final coding is not chunked as one without a body: its
+// body would then be parsed as the next request.
+inline bool framing_refusal(const Request& req, const HeaderView& header,
+                            rest::RestResponse& reply) {
+  namespace http = boost::beast::http;
+  if (header.hosts > 1) return refuse(reply, 400, "more than one Host field");
+  if (header.hosts == 0 && req.version() >= 11)
+    return refuse(reply, 400, "HTTP/1.1 request without Host");
+  if (header.hosts == 1 && !valid_host(header.host))
+    return refuse(reply, 400, "invalid Host field");
+  if (header.transfer_encodings == 0) return false;
+  if (req.version() < 11) return refuse(reply, 400, "Transfer-Encoding in an HTTP/1.0 request");
+  std::string_view last;
+  std::size_t codings = 0, chunked = 0;
+  for (const auto coding : http::token_list(header.transfer_encoding)) {
+    ++codings;
+    if (boost::beast::iequals(coding, "chunked")) ++chunked;
+    last = coding;
+  }
+  if (!boost::beast::iequals(last, "chunked") || chunked > 1)
+    return refuse(reply, 400, "Transfer-Encoding whose only and final coding is not chunked");
+  if (codings > 1 || header.transfer_encodings > 1)
+    return refuse(reply, 501, "transfer codings other than chunked are not implemented");
+  return false;
+}
+
+// The Date field's value (RFC 9110 6.6.1: an origin server with a clock
+// MUST send one), formatted once a second per thread.
+inline std::string_view http_date() {
+  thread_local std::time_t formatted = -1;
+  thread_local char text[32];
+  thread_local std::size_t length = 0;
+  const std::time_t now = std::time(nullptr);
+  if (now != formatted) {
+    std::tm utc{};
+    gmtime_r(&now, &utc);
+    length = std::strftime(text, sizeof text, "%a, %d %b %Y %H:%M:%S GMT", &utc);
+    formatted = now;
+  }
+  return {text, length};
+}
+
 // The status line and header of a reply (whose body follows them as it
-// is): the fields a Beast response would carry, in Beast's order, without
-// building one; the connection code sends head and body in one writev.
-// Replies that differ from the one before only in their body's length (a
-// steady stream of pings) reuse its bytes up to the Content-Length value.
+// is): the fields a Beast response would carry, in Beast's order, then
+// Content-Length and Date, without building one; the connection code
+// sends head and body in one writev. Replies that differ from the one
+// before only in their body's length (a steady stream of pings) reuse its
+// bytes up to the Content-Length value.
 class ResponseHead {
  public:
   std::string_view of(unsigned version, bool keep_alive, const rest::RestResponse& reply) {
@@ -129,7 +232,6 @@ class ResponseHead {
     }
     build(version, keep_alive, reply);
     fixed_ = 0;
-    if (reply.status == kNoContent) return head_;
     if (reusable) {
       version_ = version;
       keep_alive_ = keep_alive;
@@ -137,14 +239,15 @@ class ResponseHead {
       content_type_ = reply.content_type;
       fixed_ = head_.size();
     }
-    return finish(reply.body.size());
+    return finish(reply.status == kNoContent ? kNoLength : reply.body.size());
   }
 
  private:
   static constexpr unsigned kNoContent = 204;
+  static constexpr std::size_t kNoLength = ~std::size_t{0};
 
-  // Everything up to the Content-Length value (or the whole head of a 204,
-  // which carries no Content-Length at all: RFC 9110 8.6).
+  // Everything before Content-Length, which a 204 does not carry at all
+  // (RFC 9110 8.6).
   void build(unsigned version, bool keep_alive, const rest::RestResponse& reply) {
     namespace http = boost::beast::http;
     const auto field = [this](std::string_view name, std::string_view value) {
@@ -162,15 +265,15 @@ class ResponseHead {
     // What Beast's keep_alive() sets: HTTP/1.1 says close, 1.0 keep-alive.
     if (version >= 11 && !keep_alive) field("Connection", "close");
     if (version < 11 && keep_alive) field("Connection", "keep-alive");
-    if (reply.status == kNoContent)
-      head_.append("\r\n");
-    else
-      head_.append("Content-Length: ");
   }
 
   std::string_view finish(std::size_t body_bytes) {
-    append_number(body_bytes);
-    head_.append("\r\n\r\n");
+    if (body_bytes != kNoLength) {
+      head_.append("Content-Length: ");
+      append_number(body_bytes);
+      head_.append("\r\n");
+    }
+    head_.append("Date: ").append(http_date()).append("\r\n\r\n");
     return head_;
   }
 
@@ -190,39 +293,41 @@ class ResponseHead {
 // The reply to a request that could not be read whole (the connection
 // closes after it), filled into `reply`; false where HTTP has no answer:
 // the peer closed between requests, or the error is the socket's, not the
-// parser's.
+// parser's. `start_line`: the request line as far as it was read, while
+// Beast's parser is still in it (it consumes the line once it is whole):
+// a line longer than the header limit gets 414 (RFC 9112 3), a version
+// other than HTTP/1.x 505 (RFC 9110 15.6.6).
 inline bool refusal_of(const boost::beast::error_code& ec, const ServerLimits& limits,
-                       rest::RestResponse& reply) {
+                       rest::RestResponse& reply,
+                       std::optional<std::string_view> start_line = std::nullopt) {
   namespace http = boost::beast::http;
-  http::status status = http::status::bad_request;
-  std::string message;
-  if (ec == http::error::body_limit) {
-    status = http::status::payload_too_large;
-    message =
-        "request body exceeds the limit of " + std::to_string(limits.max_body_bytes) + " bytes";
-  } else if (ec == http::error::header_limit) {
-    status = http::status::request_header_fields_too_large;
-    message = "request header exceeds the limit of " + std::to_string(limits.max_header_bytes) +
-              " bytes or " + std::to_string(limits.max_header_fields) + " fields";
-  } else if (ec == http::error::partial_message) {
-    // The client closed (or half-closed) before the whole message arrived,
-    // e.g. fewer body bytes than its Content-Length. If it still reads, it
-    // learns why.
-    message = "request ended before the message was complete";
-  } else if (ec.category() == make_error_code(http::error::bad_method).category() &&
-             ec != http::error::end_of_stream) {
-    // One of Beast's parse errors (bad method, bad field, ...).
-    message = "malformed request: " + ec.message();
-  } else {
-    return false;
+  const std::string header_bytes = std::to_string(limits.max_header_bytes) + " bytes";
+  if (ec == http::error::body_limit)
+    return refuse(
+        reply, 413,
+        "request body exceeds the limit of " + std::to_string(limits.max_body_bytes) + " bytes");
+  if (ec == http::error::header_limit && start_line)
+    return refuse(reply, 414, "request line exceeds the limit of " + header_bytes);
+  if (ec == http::error::bad_version && start_line) {
+    const auto version = start_line->find(" HTTP/");
+    if (version != std::string_view::npos && version + 6 < start_line->size() &&
+        (*start_line)[version + 6] != '1')
+      return refuse(reply, 505, "only HTTP/1.0 and HTTP/1.1 are served here");
   }
-  reply.status = static_cast<unsigned>(status);
-  reply.content_type = rest::media_type(rest::Format::text);
-  reply.location.clear();
-  reply.allow = {};
-  reply.server_timing.clear();
-  reply.body = std::move(message);
-  return true;
+  if (ec == http::error::header_limit)
+    return refuse(reply, 431,
+                  "request header, chunk line or trailer section exceeds the limit of " +
+                      header_bytes + " or " + std::to_string(limits.max_header_fields) + " fields");
+  // The client closed (or half-closed) before the whole message arrived,
+  // e.g. fewer body bytes than its Content-Length. If it still reads, it
+  // learns why.
+  if (ec == http::error::partial_message)
+    return refuse(reply, 400, "request ended before the message was complete");
+  // One of Beast's parse errors (bad method, bad field, ...).
+  if (ec.category() == make_error_code(http::error::bad_method).category() &&
+      ec != http::error::end_of_stream)
+    return refuse(reply, 400, "malformed request: " + ec.message());
+  return false;
 }
 
 }  // namespace wsb::beast_stack

@@ -52,6 +52,10 @@ struct ServerLimits {
   std::size_t max_header_fields = 100;
   // Idle keep-alive connections are closed after this long.
   int keepalive_timeout_s = 60;
+  // A connection that has waited this long for its next request gives back
+  // the buffers a large body made it keep (beast, beast-tls; the other
+  // stacks allocate per request). Back-to-back calls keep them.
+  int idle_release_ms = 2000;
 };
 
 struct ServerOptions {

@@ -67,17 +67,19 @@ std::optional<Target> route_of(std::string_view path) {
 // The methods a route allows, for the check and the Allow header of a 405.
 std::string_view allowed_methods(Route route) {
   switch (route) {
+    // HEAD wherever GET is (RFC 9110 9.1): the connection code answers it
+    // as a GET without the body.
     case Route::ping:
     case Route::payload:
     case Route::primes:
-      return "GET";
+      return "GET, HEAD";
     case Route::echo:
     case Route::queues:
       return "POST";
     case Route::queue:
-      return "GET, PUT, DELETE";
+      return "GET, HEAD, PUT, DELETE";
     case Route::word:
-      return "GET, PUT";
+      return "GET, HEAD, PUT";
   }
   return "";
 }
@@ -132,6 +134,19 @@ void RestHandler::handle(const RestRequest& req, RestResponse& res) {
     // E.g. a payload the response codec cannot carry (a NUL in XML).
     error_reply(res, {kInternalError, e.what()});
   }
+}
+
+void RestHandler::release_memory() {
+  payload_ = Payload{};
+  std::string().swap(word_);
+  got_.reset();
+  call_ = DecodedCall{};
+  // Codecs and bindings keep parse trees and buffers; they are made again
+  // on the next request that needs them.
+  codecs_.clear();
+  by_format_ = {};
+  named_ = nullptr;
+  bindings_.clear();
 }
 
 void RestHandler::respond(const RestRequest& req, RestResponse& res) {

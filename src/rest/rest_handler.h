@@ -73,6 +73,11 @@ class RestHandler {
   // call of that protocol (rpc_handler.cpp), answered by its reply or fault.
   void handle(const RestRequest& req, RestResponse& res);
 
+  // Frees what the last requests left for the next to reuse (decoded
+  // payloads, codecs' buffers): for a connection gone idle after a large
+  // body.
+  void release_memory();
+
  private:
   void respond(const RestRequest& req, RestResponse& res);
   // rpc_handler.cpp

@@ -24,6 +24,7 @@
 #include "common/phases.h"
 #include "common/transport.h"
 #include "soap/soap_binding.h"
+#include "soap/soap_http_rules.h"
 #include "soap/soap_operations.h"
 #include "soap/soap_socket_io.h"
 
@@ -57,6 +58,16 @@ struct Connection : Exchange {
   IoStop io_stop = IoStop::none;         // a timeout ended a read or write
   ULONG64 max_body = 0;                  // ServerLimits::max_body_bytes
   bool chunked = false;                  // the request has a Transfer-Encoding
+  TransferCodings codings;               // ... and its codings
+  HeaderScan scan;                       // the header's syntax and size, as it arrives
+  std::size_t host_fields = 0;           // Host fields in the header
+  bool bad_host = false;                 // one is not a host
+  bool head = false;                     // a HEAD: the reply goes without its body
+  bool drop_body = false;                // ... and its header is out
+  std::size_t framing_excess = 0;        // chunk lines and trailers, counted as header
+  std::size_t framing_gap = 0;           // framing bytes since the last chunk data
+  bool answered = false;                 // the request was refused before gSOAP parsed it
+  bool lingered = false;                 // the connection's close has drained its input
   bool length_declared = false;          // the body's end is its Content-Length...
   ULONG64 body_left = 0;                 // ... this many bytes from here
   std::string pending;                   // read past the request: the next one's start
@@ -129,6 +140,14 @@ int header_callback(Context* ctx, const char* key, const char* value);
 int response_callback(Context* ctx, int status, ULONG64 count);
 // soap::fget: the WSDL and the XOP schema (answer_get).
 int get_callback(Context* ctx);
+// soap::fhead: what fget answers, without the body.
+int head_callback(Context* ctx);
+// Reads the rest of a declared body gSOAP's parse left unread; false if
+// the body ended early or was refused (the connection's state says why).
+bool finish_body(Context* ctx, Connection& c);
+// Keeps what gSOAP read past the current request (the next one's start)
+// before a reply is written through the buffer holding it.
+void keep_pipelined(Context* ctx, Connection& c);
 
 // ---- soap_serve_loop.cpp ----
 

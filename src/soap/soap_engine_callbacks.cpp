@@ -90,47 +90,99 @@ bool starts_like_http(std::string_view head) {
   return true;
 }
 
+// The bytes of chunk framing between two runs of chunk data that a chunk
+// needs at most: CRLF, 16 hex digits, CRLF. Beyond them, chunk extensions,
+// leading zeros and trailer fields count against max_header_bytes with the
+// header (RFC 9112 7.1 leaves their size to the server): gSOAP alone would
+// hold them up to the body limit.
+constexpr std::size_t kChunkLineAllowance = 20;
+
 // Feeds body bytes to the checks; false (and c.refusal set) on the first
 // failure.
 bool check_body(Connection& c, std::string_view bytes) {
   auto text = [&c](std::string_view data) {
     if (c.refusal.empty()) c.refusal = c.checks.text.feed(data);
   };
-  if (c.chunked) {
-    if (std::string error = c.checks.framing.feed(bytes, text); !error.empty()) {
-      c.refusal = std::move(error);
-      c.refusal_status = 400;
-    }
-  } else {
+  if (!c.chunked) {
     text(bytes);
+    return c.refusal.empty();
+  }
+  // Each gap between data runs is framing; what exceeds the allowance is
+  // charged as header.
+  const std::size_t max_header = c.limits->max_header_bytes;
+  std::size_t at = 0;
+  auto over = [&c, max_header](std::size_t gap) {
+    const std::size_t excess = gap > kChunkLineAllowance ? gap - kChunkLineAllowance : 0;
+    return c.scan.bytes() + c.framing_excess + excess > max_header;
+  };
+  auto data = [&](std::string_view run) {
+    const auto start = static_cast<std::size_t>(run.data() - bytes.data());
+    c.framing_gap += start - at;
+    if (c.framing_gap > kChunkLineAllowance)
+      c.framing_excess += c.framing_gap - kChunkLineAllowance;
+    c.framing_gap = 0;
+    at = start + run.size();
+    text(run);
+  };
+  if (std::string error = c.checks.framing.feed(bytes, data); !error.empty()) {
+    c.refusal = std::move(error);
+    c.refusal_status = 400;
+    return false;
+  }
+  c.framing_gap += c.checks.framing.used() - at;
+  if (c.refusal.empty() && over(c.framing_gap)) {
+    c.refusal = "the request's header, chunk lines and trailer fields exceed " +
+                std::to_string(max_header) + " bytes";
+    c.refusal_status = 431;
   }
   return c.refusal.empty();
 }
 
+const char* reason_phrase(int status) {
+  switch (status) {
+    case 408:
+      return "Request Timeout";
+    case 413:
+      return "Content Too Large";
+    case 414:
+      return "URI Too Long";
+    case 431:
+      return "Request Header Fields Too Large";
+    case 501:
+      return "Not Implemented";
+    case 505:
+      return "HTTP Version Not Supported";
+    default:
+      return "Bad Request";
+  }
+}
+
 // HTTP's answer to a request refused before gSOAP parsed any of it, then
-// the close.
-void refuse_raw(Context* ctx, int status, std::string_view reason, std::string_view why) {
-  const std::string reply = "HTTP/1.1 " + std::to_string(status) + " " + std::string(reason) +
-                            "\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: " +
-                            std::to_string(why.size()) + "\r\nConnection: close\r\n\r\n" +
-                            std::string(why);
+// the close (lingering: the rest of the request may be on its way).
+void refuse_raw(Context* ctx, int status, std::string_view why) {
+  Connection& c = connection_of(ctx);
+  const std::string reply =
+      "HTTP/1.1 " + std::to_string(status) + " " + reason_phrase(status) + "\r\n" + date_field() +
+      "\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: " +
+      std::to_string(why.size()) + "\r\nConnection: close\r\n\r\n" + std::string(why);
   raw_send(ctx, reply.data(), reply.size());
-  if (connection_of(ctx).memory_out == nullptr) ::shutdown(ctx->socket, SHUT_WR);
+  if (c.memory_out == nullptr && soap_valid_socket(ctx->socket)) ::shutdown(ctx->socket, SHUT_WR);
   ctx->keep_alive = 0;
+  c.answered = true;
 }
 
 int refuse_header_too_large(Context* ctx, std::size_t max_fields, std::size_t max_bytes) {
-  refuse_raw(ctx, 431, "Request Header Fields Too Large",
+  refuse_raw(ctx, 431,
              "the request header exceeds " + std::to_string(max_fields) + " fields, " +
                  std::to_string(max_bytes) + " bytes or a line of " + std::to_string(SOAP_HDRLEN) +
                  " bytes\n");
   return ctx->error = SOAP_STOP;
 }
 
-// HTTP's answer to a request whose framing is lost: 400, then the close
-// (SOAP_STOP: nothing more to send, no second request).
-int refuse_bad_request(Context* ctx, std::string_view why) {
-  refuse_raw(ctx, 400, "Bad Request", why);
+// HTTP's answer to a request whose framing is lost: 400 (or `status`),
+// then the close (SOAP_STOP: nothing more to send, no second request).
+int refuse_bad_request(Context* ctx, std::string_view why, int status = 400) {
+  refuse_raw(ctx, status, why);
   return ctx->error = SOAP_STOP;
 }
 
@@ -147,6 +199,7 @@ std::string request_too_slow(const Context* ctx) {
 // One read of the request as it arrives, checked and counted: 0 at its end,
 // at the size limit or on a refusal.
 std::size_t receive(Context* ctx, Connection& c, char* buf, std::size_t size) {
+  if (c.answered) return 0;  // refused: nothing more of it is read
   // gSOAP reads on past a Content-Length when its parser wants more (a body
   // that ends inside the XML), until the idle timeout. The body ends where
   // its header says.
@@ -175,8 +228,14 @@ std::size_t receive(Context* ctx, Connection& c, char* buf, std::size_t size) {
   }
   if (n > 0 && !c.header_parsed && c.request_bytes == 0 &&
       !starts_like_http(std::string_view(buf, n))) {
-    refuse_raw(ctx, 400, "Bad Request", "the request is not HTTP/1.x\n");
+    refuse_raw(ctx, 400, "the request is not HTTP/1.x\n");
     return 0;
+  }
+  if (n > 0 && !c.scan.done()) {
+    if (const int status = c.scan.feed(std::string_view(buf, n), c.limits->max_header_bytes)) {
+      refuse_raw(ctx, status, std::string(c.scan.why()) + "\n");
+      return 0;
+    }
   }
   if (n > 0 && c.header_parsed && !check_body(c, std::string_view(buf, n))) return 0;
   if (n > 0) {
@@ -195,6 +254,21 @@ std::size_t receive(Context* ctx, Connection& c, char* buf, std::size_t size) {
   }
   return n;
 }
+
+}  // namespace
+
+// gSOAP's parse ends with the envelope, which may end before the body its
+// Content-Length declares: the rest is read (and checked) before the
+// request is served, so a body cut short by the close is refused, and the
+// next request starts where this body ends.
+bool finish_body(Context* ctx, Connection& c) {
+  char sink[4096];
+  while (c.length_declared && c.body_left > 0)
+    if (receive(ctx, c, sink, std::min<ULONG64>(sizeof sink, c.body_left)) == 0) return false;
+  return true;
+}
+
+namespace {
 
 // A chunked body is held in blocks of this size while it is read.
 constexpr std::size_t kHeldBlock = 64 * 1024;
@@ -277,12 +351,42 @@ std::size_t timed_recv(Context* ctx, char* buf, std::size_t size) {
 int timed_send(Context* ctx, const char* data, std::size_t size) {
   // Each block of the reply overwrites the mark: the last one stands.
   Connection& c = connection_of(ctx);
+  if (c.drop_body) return SOAP_OK;  // a HEAD's reply, past its header
   if (c.responding) {
     mark_server(kMarshalled);
     c.probe->reply_handed();
   }
   return raw_send(ctx, data, size);
 }
+
+namespace {
+
+// What RFC 9112 refuses in a parsed header that gSOAP serves: a Host
+// missing (HTTP/1.1) or repeated (3.2), an unusable Transfer-Encoding
+// (6.1, 6.3), a Content-Length that is not one number, a target in no
+// form a POST or GET takes (3.2). Answers and returns SOAP_STOP, or 0.
+int framing_refusal(Context* ctx, Connection& c) {
+  const bool http10 = std::string_view(ctx->msgbuf).ends_with("HTTP/1.0");
+  if (c.host_fields > 1 || (c.host_fields == 0 && !http10) || c.bad_host)
+    return refuse_bad_request(ctx, "an HTTP/1.1 request needs exactly one valid Host field\n");
+  if (c.codings.present) {
+    // The body's end is lost to a Transfer-Encoding that is not chunked
+    // alone, or that disagrees with a Content-Length (request smuggling).
+    if (http10) return refuse_bad_request(ctx, "Transfer-Encoding in an HTTP/1.0 request\n");
+    if (c.content_length || c.bad_length)
+      return refuse_bad_request(ctx, "both Transfer-Encoding and Content-Length\n");
+    if (!c.codings.chunked_last || c.codings.chunked_twice)
+      return refuse_bad_request(ctx, "Transfer-Encoding whose final coding is not chunked\n");
+    if (c.codings.other)
+      return refuse_bad_request(ctx, "a transfer coding other than chunked\n", 501);
+  }
+  // gSOAP reads "-1" as 2^64-1 (a 413) and "abc" as 0 (a 500 later).
+  if (c.bad_length) return refuse_bad_request(ctx, "invalid Content-Length\n");
+  if (!to_origin_form(ctx)) return refuse_bad_request(ctx, "invalid request target\n");
+  return 0;
+}
+
+}  // namespace
 
 // HTTP header parsed: refuse a declared body over the limit before
 // reading it. An HTTP status returned here becomes gSOAP's reply (a
@@ -295,13 +399,15 @@ int parse_callback(Context* ctx) {
   // SOAP_HDR: a line over gSOAP's SOAP_HDRLEN, or header_callback's stop.
   if (error == SOAP_HDR || c.header_fields > max_fields || c.header_bytes > max_bytes)
     return refuse_header_too_large(ctx, max_fields, max_bytes);
+  if (c.answered) return ctx->error = SOAP_STOP;  // refused as its bytes came
   if (error) return error;
+  if (other_major_version(ctx->msgbuf))
+    return refuse_bad_request(ctx, "only HTTP/1.x is served\n", 505);
   // gSOAP takes a first line that is not HTTP for raw XML and would
   // answer CGI-style ("Status: 500", no status line), which no HTTP
   // client can read.
   if (!http_request_line(ctx, c)) return refuse_bad_request(ctx, "the request is not HTTP/1.x\n");
-  // gSOAP reads "-1" as 2^64-1 (a 413) and "abc" as 0 (a 500 later).
-  if (c.bad_length) return refuse_bad_request(ctx, "invalid Content-Length\n");
+  if (const int status = framing_refusal(ctx, c)) return status;
   c.header_parsed = true;
   // What of the body the header's read already brought in is in gSOAP's
   // buffer past the header.
@@ -315,7 +421,7 @@ int parse_callback(Context* ctx) {
   if (ctx->length > connection_of(ctx).max_body) return refuse_too_large(ctx);
   const std::size_t body_buffered = c.chunked ? buffered : std::min<ULONG64>(buffered, ctx->length);
   if (!check_body(c, std::string_view(ctx->buf + ctx->bufidx, body_buffered))) {
-    if (c.refusal_status != 0) return refuse_bad_request(ctx, c.refusal + "\n");
+    if (c.refusal_status != 0) return refuse_bad_request(ctx, c.refusal + "\n", c.refusal_status);
     declare_used(ctx, kFaultNamespaces);
     soap_sender_fault(ctx, c.refusal.c_str(), nullptr);
     return ctx->error = SOAP_FAULT;
@@ -342,7 +448,18 @@ int header_callback(Context* ctx, const char* key, const char* value) {
   const ServerLimits& limits = *c.limits;
   if (c.header_fields > limits.max_header_fields || c.header_bytes > limits.max_header_bytes)
     return SOAP_HDR;
-  if (soap_tag_cmp(key, "Transfer-Encoding") == 0) c.chunked = true;
+  if (soap_tag_cmp(key, "Transfer-Encoding") == 0) {
+    c.chunked = true;
+    c.codings.add(value);
+  }
+  if (soap_tag_cmp(key, "Host") == 0) {
+    ++c.host_fields;
+    if (!valid_host(value)) c.bad_host = true;
+  }
+  // Expect in HTTP/1.0 is to be ignored (RFC 9110 10.1.1): gSOAP would
+  // send 100 Continue, which an HTTP/1.0 client does not read.
+  if (soap_tag_cmp(key, "Expect") == 0 && std::string_view(ctx->msgbuf).ends_with("HTTP/1.0"))
+    return SOAP_OK;
   if (soap_tag_cmp(key, "Content-Type") == 0)
     c.checks.text =
         XmlTextCheck(soap_tag_cmp(value, "multipart/*") == 0, is_simple_element, is_base64_element);
@@ -371,17 +488,42 @@ int header_callback(Context* ctx, const char* key, const char* value) {
 // is that counting pass (docs/servers/stacks/gsoap.md).
 int response_callback(Context* ctx, int status, ULONG64 count) {
   Connection& c = connection_of(ctx);
+  // Every reply has a Date (RFC 9110 6.6.1), gSOAP's none.
+  const char* extra = date_field();
   if (c.timing.active()) {
     const std::string value = c.timing.value();
     c.timing.end();
     if (!value.empty()) {
-      c.timing_header = "Server-Timing: " + value;
-      ctx->http_extra_header = c.timing_header.c_str();
+      c.timing_header = std::string(extra) + "\r\nServer-Timing: " + value;
+      extra = c.timing_header.c_str();
     }
   }
-  return engine_io().response(ctx, status, count);
+  // A 405 lists the methods served (RFC 9110 15.5.6).
+  if (status == 405 || (status >= SOAP_GET_METHOD && status <= SOAP_HTTP_METHOD)) {
+    c.timing_header = std::string(extra) + "\r\nAllow: GET, HEAD, POST, OPTIONS";
+    extra = c.timing_header.c_str();
+  }
+  ctx->http_extra_header = extra;
+  const int error = engine_io().response(ctx, status, count);
+  if (error != SOAP_OK || !c.head) return error;
+  // A HEAD's reply is GET's header alone: it goes out now, the body that
+  // follows is dropped (timed_send).
+  const int flushed = soap_flush(ctx);
+  c.drop_body = true;
+  return flushed;
 }
 
-int get_callback(Context* ctx) { return answer_get(ctx, connection_of(ctx).endpoint); }
+// A GET's or HEAD's reply is written through the buffer that may hold a
+// pipelined request's first bytes.
+int get_callback(Context* ctx) {
+  Connection& c = connection_of(ctx);
+  keep_pipelined(ctx, c);
+  return answer_get(ctx, c.endpoint);
+}
+
+int head_callback(Context* ctx) {
+  connection_of(ctx).head = true;
+  return get_callback(ctx);
+}
 
 }  // namespace wsb::soap::server_detail

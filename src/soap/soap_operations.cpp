@@ -134,7 +134,7 @@ void Operations::release() {
 // its structs before calling, and unbinding them is part of the parse.
 template <class F>
 int Operations::run(F&& operation) {
-  exchange_.operation_entered(soap);
+  if (!exchange_.operation_entered(soap)) return soap->error = SOAP_EOF;
   // gSOAP sets SOAP_ENC_MTOM in soap::mode when the request was an MTOM
   // package; any other MIME package (SwA) leaves its parts in
   // soap::mime.list (SOAP_ENC_MIME is cleared at its closing boundary). The

@@ -32,7 +32,9 @@ struct Exchange {
   // The connection code's part when a request reaches its operation: it has
   // been read to its end and no reply has begun. Defined in
   // soap_serve_loop.cpp (not virtual: one connection model at a time).
-  void operation_entered(Context* ctx);
+  // False if the request cannot be read to its end after all (its body
+  // was cut short): the operation is not run.
+  bool operation_entered(Context* ctx);
 };
 
 // The generated service's operations over one connection's context.

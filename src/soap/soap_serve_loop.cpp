@@ -89,6 +89,14 @@ void serve_requests(Connection& c, Operations& operations) {
     c.refused = false;
     c.header_parsed = false;
     c.chunked = false;
+    c.codings = {};
+    c.scan = {};
+    c.host_fields = 0;
+    c.bad_host = false;
+    c.head = false;
+    c.drop_body = false;
+    c.framing_excess = 0;
+    c.framing_gap = 0;
     c.body_held = false;
     std::vector<std::string>().swap(c.held);
     c.held_next = 0;
@@ -141,19 +149,13 @@ void serve_requests(Connection& c, Operations& operations) {
   } while (soap->keep_alive);
 }
 
-}  // namespace server_detail
-
-// Every Exchange is a Connection's (serve_connection hands its Connection
-// to the operations).
-void Exchange::operation_entered(Context* ctx) {
-  auto& c = static_cast<server_detail::Connection&>(*this);
-  c.entered = true;
-  // Bytes gSOAP read past this request (a pipelined next request) sit in
-  // the buffer the reply is about to be written through: keep them for
-  // timed_recv to hand back, before what it has not handed out yet.
-  // A held chunked body ends exactly at its last chunk (what followed it is
-  // in pending already): nothing of it or of gSOAP's buffer is the next
-  // request's.
+// Bytes gSOAP read past this request (a pipelined next request) sit in
+// the buffer the reply is about to be written through: keep them for
+// timed_recv to hand back, before what it has not handed out yet. A held
+// chunked body ends exactly at its last chunk (what followed it is in
+// pending already): nothing of it or of gSOAP's buffer is the next
+// request's.
+void keep_pipelined(Context* ctx, Connection& c) {
   const bool held = !c.held.empty();
   std::vector<std::string>().swap(c.held);
   c.held_next = 0;
@@ -162,8 +164,21 @@ void Exchange::operation_entered(Context* ctx) {
     c.pending.insert(0, ctx->buf + c.next_request_at, ctx->buflen - c.next_request_at);
   else if (ctx->ahead == 0 && ctx->bufidx < ctx->buflen && !c.length_declared && !held)
     c.pending.insert(0, ctx->buf + ctx->bufidx, ctx->buflen - ctx->bufidx);
+  c.next_request_at = 0;
+}
+
+}  // namespace server_detail
+
+// Every Exchange is a Connection's (serve_connection hands its Connection
+// to the operations).
+bool Exchange::operation_entered(Context* ctx) {
+  auto& c = static_cast<server_detail::Connection&>(*this);
+  if (!server_detail::finish_body(ctx, c)) return false;
+  c.entered = true;
+  keep_pipelined(ctx, c);
   c.probe->request_read(c.last_recv_ns);
   if (c.timing_asked) c.timing.begin(c.last_recv_ns != 0 ? c.last_recv_ns : now_ns());
+  return true;
 }
 
 }  // namespace wsb::soap

@@ -194,6 +194,7 @@ class GsoapServer final : public Server {
     // of soap::recv_maxlength look like malformed input. 0: unlimited.
     ctx->recv_maxlength = 0;
     ctx->fget = get_callback;
+    ctx->fhead = head_callback;
     ctx->fparse = parse_callback;
     ctx->fparsehdr = header_callback;
     // soap_send_fault polls the socket before it answers. "Alive", or it
@@ -315,29 +316,38 @@ class GsoapServer final : public Server {
     c.finished = true;
   }
 
-  // gSOAP shuts a connection down (SHUT_RDWR) just before closing it. In
-  // the middle of a request, linger first (kLingerMillis).
+  // Closing a connection in the middle of a request (its header, or a
+  // refusal, read): the reply is out, so a FIN after it, then what the
+  // peer still sends is read and dropped for up to kLingerMillis. Once per
+  // connection, whichever of gSOAP's shutdown and close comes first (a
+  // refusal before gSOAP's parse ends in a close alone).
+  static void linger(Connection& c, SOAP_SOCKET socket) {
+    if (c.lingered || !(c.header_parsed || c.answered || c.request_bytes > 0)) return;
+    c.lingered = true;
+    ::shutdown(socket, SHUT_WR);
+    const auto deadline =
+        std::chrono::steady_clock::now() + std::chrono::milliseconds(kLingerMillis);
+    char sink[16 * 1024];
+    for (;;) {
+      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+          deadline - std::chrono::steady_clock::now());
+      pollfd p{socket, POLLIN, 0};
+      if (left.count() <= 0 || ::poll(&p, 1, static_cast<int>(left.count())) <= 0) break;
+      if (::recv(socket, sink, sizeof sink, 0) <= 0) break;
+    }
+  }
+
+  // gSOAP shuts a connection down (SHUT_RDWR) just before closing it.
   static int shutdown_callback(Context* ctx, SOAP_SOCKET socket, int how) {
     if (connection_of(ctx).memory_out != nullptr) return SOAP_OK;
-    if (connection_of(ctx).header_parsed && how == SOAP_SHUT_RDWR) {
-      ::shutdown(socket, SHUT_WR);  // the reply is out: FIN after it
-      const auto deadline =
-          std::chrono::steady_clock::now() + std::chrono::milliseconds(kLingerMillis);
-      char sink[16 * 1024];
-      for (;;) {
-        const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-            deadline - std::chrono::steady_clock::now());
-        pollfd p{socket, POLLIN, 0};
-        if (left.count() <= 0 || ::poll(&p, 1, static_cast<int>(left.count())) <= 0) break;
-        if (::recv(socket, sink, sizeof sink, 0) <= 0) break;
-      }
-    }
+    if (how == SOAP_SHUT_RDWR) linger(connection_of(ctx), socket);
     return engine_io().shutdown(ctx, socket, how);
   }
 
   static int close_callback(Context* ctx, SOAP_SOCKET socket) {
     Connection& c = connection_of(ctx);
     if (c.memory_out != nullptr) return SOAP_OK;
+    linger(c, socket);
     const std::lock_guard lock(c.server->mutex_);
     if (c.socket == socket) c.socket = SOAP_INVALID_SOCKET;
     return engine_io().close(ctx, socket);

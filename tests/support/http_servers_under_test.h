@@ -1,10 +1,14 @@
 // The HTTP/1.1 servers http_conformance_test judges, with the requests each
 // serves: the columns of its table. A stack's requests are what its own
 // clients send (SOAP and XML-RPC calls through the codec's RPC binding).
+// Then the Probe a row runs with, and the checks several rows share.
 #pragma once
+
+#include <gtest/gtest.h>
 
 #include <chrono>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -103,5 +107,45 @@ struct Probe {
   }
   bool serves_get() const { return s.served.method == "GET"; }
 };
+
+// A 400 and the close, for a request whose framing cannot be trusted.
+inline void refused_and_closed(Probe& p, const Request& r, std::set<int> ok = {400}) {
+  EXPECT_TRUE(status_in(p.send(r), ok));
+  EXPECT_TRUE(closes(*p.c));
+}
+
+// After a reply to a request whose body must be read or the connection
+// closed: the pipelined p.s.served is answered, or the server closes (the
+// body is never taken for a request).
+inline void served_or_closed(Probe& p) {
+  const WireResponse next = p.c->read(p.s.served.method);
+  if (next.ok()) {
+    EXPECT_TRUE(served(next, p.s.served));
+  } else {
+    EXPECT_TRUE(closes(*p.c)) << show(next);
+  }
+}
+
+// The header section of `r` alone on a new connection, and the first reply
+// within 2 s (an Expect: 100-continue waits for one before the body).
+inline WireResponse header_section_only(Probe& p, const Request& r) {
+  p.c = std::make_unique<WireConnection>(p.at, p.s.tls);
+  p.c->send(r.line + "\r\n" + r.fields + "\r\n");
+  return p.c->read(r.method, std::chrono::seconds(2));
+}
+
+// A chunked request: `refused` when its chunks are bad, else served. Either
+// way a server MAY instead refuse any body without Content-Length with 411
+// (RFC 9112 §6.3), then closing, as it has not read the body.
+inline void chunked_answer(Probe& p, const Request& r, std::set<int> refused = {}) {
+  const WireResponse reply = p.send(r);
+  if (reply.ok() && reply.status == 411) {
+    EXPECT_TRUE(closes(*p.c));
+  } else if (refused.empty()) {
+    EXPECT_TRUE(served(reply, p.s.post));
+  } else {
+    EXPECT_TRUE(status_in(reply, refused));
+  }
+}
 
 }  // namespace wsb::testing

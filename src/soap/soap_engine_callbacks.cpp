@@ -452,13 +452,14 @@ int header_callback(Context* ctx, const char* key, const char* value) {
     c.chunked = true;
     c.codings.add(value);
   }
-  if (soap_tag_cmp(key, "Host") == 0) {
+  if ((key[0] | 0x20) == 'h' && soap_tag_cmp(key, "Host") == 0) {
     ++c.host_fields;
     if (!valid_host(value)) c.bad_host = true;
   }
   // Expect in HTTP/1.0 is to be ignored (RFC 9110 10.1.1): gSOAP would
   // send 100 Continue, which an HTTP/1.0 client does not read.
-  if (soap_tag_cmp(key, "Expect") == 0 && std::string_view(ctx->msgbuf).ends_with("HTTP/1.0"))
+  if ((key[0] | 0x20) == 'e' && soap_tag_cmp(key, "Expect") == 0 &&
+      std::string_view(ctx->msgbuf).ends_with("HTTP/1.0"))
     return SOAP_OK;
   if (soap_tag_cmp(key, "Content-Type") == 0)
     c.checks.text =

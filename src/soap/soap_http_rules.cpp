@@ -3,6 +3,7 @@
 #include "soap/soap_http_rules.h"
 
 #include <array>
+#include <chrono>
 #include <cstring>
 #include <ctime>
 
@@ -14,6 +15,7 @@ namespace {
 constexpr std::uint8_t kToken = 1;
 constexpr std::uint8_t kValue = 2;
 constexpr std::uint8_t kLine = 4;
+constexpr std::uint8_t kHost = 8;
 
 constexpr std::array<std::uint8_t, 256> kClass = [] {
   std::array<std::uint8_t, 256> t{};
@@ -21,11 +23,15 @@ constexpr std::array<std::uint8_t, 256> kClass = [] {
   for (int c = 0x80; c < 0x100; ++c) t[c] = kValue;         // obs-text
   t[' '] = kValue | kLine;
   t['\t'] = kValue;
-  for (int c = '0'; c <= '9'; ++c) t[c] |= kToken;
-  for (int c = 'a'; c <= 'z'; ++c) t[c] |= kToken;
-  for (int c = 'A'; c <= 'Z'; ++c) t[c] |= kToken;
+  for (int c = '0'; c <= '9'; ++c) t[c] |= kToken | kHost;
+  for (int c = 'a'; c <= 'z'; ++c) t[c] |= kToken | kHost;
+  for (int c = 'A'; c <= 'Z'; ++c) t[c] |= kToken | kHost;
   for (const char c : std::string_view("!#$%&'*+-.^_`|~"))
     t[static_cast<unsigned char>(c)] |= kToken;
+  // A Host value's others: unreserved, pct-encoded, sub-delims, ':' before
+  // a port and an IP literal's brackets.
+  for (const char c : std::string_view("-._~%!$&'()*+,;=:[]"))
+    t[static_cast<unsigned char>(c)] |= kHost;
   return t;
 }();
 
@@ -149,13 +155,8 @@ void TransferCodings::add(std::string_view field_value) {
 }
 
 bool valid_host(std::string_view value) {
-  // unreserved / pct-encoded / sub-delims, ':' before a port, and an IP
-  // literal's brackets.
-  for (const char c : value) {
-    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-                    std::strchr("-._~%!$&'()*+,;=:[]", c) != nullptr;
-    if (!ok || c == '\0') return false;
-  }
+  for (const char c : value)
+    if (!is(c, kHost)) return false;
   return true;
 }
 
@@ -188,24 +189,29 @@ const char* date_field() {
   thread_local char field[] = "Date: Thu, 01 Jan 1970 00:00:00 GMT";
   const std::time_t now = std::time(nullptr);
   if (now != formatted) {
-    // By hand: strftime's day and month names follow the locale.
+    // By hand, with <chrono>'s calendar: strftime's names follow the
+    // locale, and gmtime_r takes a lock (a new connection's thread formats
+    // its first reply's Date anew).
+    using namespace std::chrono;
     static constexpr char kDays[] = "SunMonTueWedThuFriSat";
     static constexpr char kMonths[] = "JanFebMarAprMayJunJulAugSepOctNovDec";
-    std::tm t{};
-    gmtime_r(&now, &t);
-    auto two = [](char* at, int v) {
-      at[0] = static_cast<char>('0' + v / 10);
-      at[1] = static_cast<char>('0' + v % 10);
+    const sys_seconds at{seconds{now}};
+    const sys_days day = floor<days>(at);
+    const year_month_day date{day};
+    const hh_mm_ss time{at - day};
+    auto two = [](char* to, long v) {
+      to[0] = static_cast<char>('0' + v / 10);
+      to[1] = static_cast<char>('0' + v % 10);
     };
-    std::memcpy(field + 6, kDays + 3 * t.tm_wday, 3);
-    two(field + 11, t.tm_mday);
-    std::memcpy(field + 14, kMonths + 3 * t.tm_mon, 3);
-    const int year = t.tm_year + 1900;
-    two(field + 18, year / 100);
-    two(field + 20, year % 100);
-    two(field + 23, t.tm_hour);
-    two(field + 26, t.tm_min);
-    two(field + 29, t.tm_sec);
+    std::memcpy(field + 6, kDays + 3 * weekday{day}.c_encoding(), 3);
+    two(field + 11, static_cast<unsigned>(date.day()));
+    std::memcpy(field + 14, kMonths + 3 * (static_cast<unsigned>(date.month()) - 1), 3);
+    const int y = static_cast<int>(date.year());
+    two(field + 18, y / 100);
+    two(field + 20, y % 100);
+    two(field + 23, time.hours().count());
+    two(field + 26, time.minutes().count());
+    two(field + 29, static_cast<long>(time.seconds().count()));
     formatted = now;
   }
   return field;

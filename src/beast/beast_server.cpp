@@ -17,18 +17,20 @@ using boost::beast::error_code;
 
 class PlainTransport {
  public:
-  using Stream = tcp::socket;
   struct Shared {};
   static Shared make_shared() { return {}; }
 
   PlainTransport(tcp::socket&& socket, Shared&) : socket_(std::move(socket)) {}
 
   tcp::socket& socket() { return socket_; }
-  Stream& stream() { return socket_; }
 
   template <class Handler>
   void handshake(Handler&& handler) {
     handler(error_code{});
+  }
+  template <class Handler>
+  void async_read_some(net::mutable_buffer buffer, Handler&& handler) {
+    socket_.async_read_some(buffer, std::forward<Handler>(handler));
   }
   // One sendmsg on the non-blocking socket: what it takes now.
   template <class Buffers>

@@ -7,18 +7,14 @@
 //   of peak RSS growth (none of these lines is a body);
 // - a body just under max_body_bytes, declared, chunked or with a trailer,
 //   is accepted within the same bound (a body buffer that doubles past the
-//   limit fails it);
-// - a connection kept alive after a large echo gives the memory back once
-//   idle.
+//   limit fails it).
 // The refused oversized body is body_memory_test's.
 #include <gtest/gtest.h>
-#include <malloc.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "common/service.h"
@@ -198,69 +194,6 @@ INSTANTIATE_TEST_SUITE_P(Stacks, AcceptedBody, ::testing::ValuesIn(accepted_case
                            return testing::stack_test_name(p.param.stack) + "_" +
                                   kFramingNames[static_cast<int>(p.param.framing)];
                          });
-
-// ---- memory given back once idle ----
-
-// The delay after which an idle connection's buffers are released, where
-// the stack has the knob (ServerLimits::idle_release_ms, issue 32's beast
-// change); a stack without it holds nothing between requests.
-constexpr int kIdleReleaseMs = 200;
-template <typename Limits>
-void set_idle_release(Limits& limits) {
-  if constexpr (requires { limits.idle_release_ms; })
-    limits.idle_release_ms = decltype(limits.idle_release_ms){kIdleReleaseMs};
-}
-
-constexpr std::size_t kEchoed = std::size_t{24} << 20;
-// What the process may still hold over its baseline once the connection is
-// idle: allocator slack, not a body.
-constexpr std::uint64_t kIdleSlackBytes = std::uint64_t{4} << 20;
-
-class IdleRelease : public ::testing::TestWithParam<std::string> {};
-
-TEST_P(IdleRelease, KeptAliveConnectionGivesTheMemoryBackOnceIdle) {
-  if (!kRssMeasurable) GTEST_SKIP() << kRssUnderAsan;
-  // A fixed mmap threshold: glibc otherwise raises it to the largest block
-  // freed (up to 32 MiB), and a body the server did free would stay in
-  // glibc's heap, counted as if the server held it.
-  ASSERT_EQ(mallopt(M_MMAP_THRESHOLD, 256 * 1024), 1);
-  Service service;
-  ServerOptions options = testing::memory_test_options();
-  set_idle_release(options.limits);
-  const auto server = find_stack(GetParam()).start_server(service, options);
-  const testing::PaddedCall call = testing::padded_echo(GetParam());
-  WirePeer peer(server->endpoint(), testing::is_tls_stack(GetParam()));
-  ASSERT_TRUE(peer.connected());
-  const auto echo = [&](std::size_t size) {
-    WireEnd end;
-    const bool sent = testing::send_padded(peer, call, size, Framing::declared);
-    const auto reply = sent ? peer.read_reply(end) : std::nullopt;
-    return reply && reply->status == 200 &&
-           std::stoul(reply->header("Content-Length").value_or("0")) > size;
-  };
-  // A small echo first: what the first request allocates once stays.
-  ASSERT_TRUE(echo(1024));
-  const std::uint64_t baseline = testing::status_kb("VmRSS") * 1024;
-  ASSERT_TRUE(echo(kEchoed)) << "the echo of " << mib(kEchoed) << " failed";
-  const std::uint64_t after_reply = testing::status_kb("VmRSS") * 1024;
-  // Idle: polled up to well past the release delay, not timed.
-  std::uint64_t idle = after_reply;
-  for (int i = 0; i < 50 && idle > baseline + kIdleSlackBytes; ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    idle = testing::status_kb("VmRSS") * 1024;
-  }
-  RecordProperty("rss_after_reply_bytes", std::to_string(after_reply - baseline));
-  RecordProperty("rss_idle_bytes", std::to_string(idle > baseline ? idle - baseline : 0));
-  EXPECT_LE(idle, baseline + kIdleSlackBytes)
-      << "an idle connection still holds " << mib(idle - baseline) << " after an echo of "
-      << mib(kEchoed) << " (" << mib(after_reply > baseline ? after_reply - baseline : 0)
-      << " right after the reply)";
-  // The connection was kept, not closed to free it.
-  EXPECT_TRUE(echo(1024)) << "the idle connection no longer serves";
-}
-
-INSTANTIATE_TEST_SUITE_P(Stacks, IdleRelease, ::testing::ValuesIn(testing::http1_stacks()),
-                         [](const auto& p) { return testing::stack_test_name(p.param); });
 
 }  // namespace
 }  // namespace wsb

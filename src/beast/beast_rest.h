@@ -24,6 +24,7 @@
 
 #include "beast/beast_stack.h"
 #include "beast/field_arena.h"
+#include "common/input_checks.h"
 #include "common/transport.h"
 #include "rest/http_negotiation.h"
 #include "rest/rest_handler.h"
@@ -142,18 +143,6 @@ inline rest::RestRequest rest_request(const Request& req, const HeaderView& head
       req.body(),          received_ns,         header.server_timing,
       header.host,
   };
-}
-
-// True if `host` is a valid Host field value (RFC 9110 7.2: uri-host
-// [":" port]; empty when the target has no authority): the characters of
-// a reg-name, an IPv4 address or a bracketed IPv6 literal, and a port.
-inline bool valid_host(std::string_view host) {
-  for (const char c : host) {
-    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-                    std::string_view("-._~!$&'()*+,;=:[]%").find(c) != std::string_view::npos;
-    if (!ok) return false;
-  }
-  return true;
 }
 
 // Fills `reply` with an error answer: `status` and `message` as text.

@@ -2,7 +2,8 @@
 // leniently: UTF-8 (gSOAP decodes overlong forms, so "\xc0\xaf" becomes
 // "/"), a DTD (gSOAP skips one silently), HTTP/1.1 chunked framing (gSOAP
 // skips non-hex characters in a chunk size). Each check is fed the bytes in
-// pieces, as they arrive.
+// pieces, as they arrive. And one whole-value check: a Host field's value
+// (valid_host; Beast and Abyss take any).
 #pragma once
 
 #include <algorithm>
@@ -14,6 +15,18 @@
 #include <string_view>
 
 namespace wsb {
+
+// True if `host` is a valid Host field value (RFC 9110 7.2: uri-host
+// [":" port]; empty when the target has no authority): the characters of
+// a reg-name, an IPv4 address or a bracketed IPv6 literal, and a port.
+inline bool valid_host(std::string_view host) {
+  for (const char c : host) {
+    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                    std::string_view("-._~!$&'()*+,;=:[]%").find(c) != std::string_view::npos;
+    if (!ok) return false;
+  }
+  return true;
+}
 
 // UTF-8 as RFC 3629 defines it: no overlong forms, no surrogates, nothing
 // above U+10FFFF. A character may be split between two feeds.

@@ -70,6 +70,7 @@ constexpr std::uint32_t kWaitForever = 0xffffffff;  // Abyss's TIME_INFINITE
 constexpr auto kLingerTotal = std::chrono::seconds(5);
 constexpr int kLingerIdleMs = 500;
 constexpr std::size_t kReadChunk = 16 * 1024;
+constexpr std::string_view kAllowPost = "Allow: POST\r\n";
 
 bool starts_with_nocase(std::string_view s, std::string_view prefix) {
   return s.size() >= prefix.size() &&
@@ -141,14 +142,19 @@ class Connection {
 
   // Abyss's write of its reply, piece by piece (the status line, each
   // field, the empty line, the body): the Date field is replaced by an
-  // IMF-fixdate (Abyss writes "UTC"), a HEAD reply's body is dropped, and
-  // a reply that says Connection: close ends with a lingering close.
+  // IMF-fixdate (Abyss writes "UTC"), a 405 gets the Allow field RFC 9110
+  // 15.5.6 requires (xmlrpc-c's handler sends none; its path allows POST
+  // only, as its own reply to OPTIONS says), a HEAD reply's body is
+  // dropped, and a reply that says Connection: close ends with a lingering
+  // close.
   bool write(const unsigned char* data, std::uint32_t size) {
     if (output_done_) return true;  // the reply is over; Abyss ends the connection next
     const std::string_view piece(reinterpret_cast<const char*>(data), size);
     if (reply_.in_head) {
       if (piece == "\r\n") {
         reply_.in_head = false;
+        if (reply_.needs_allow && !send_all(fd_, kAllowPost.data(), kAllowPost.size()))
+          return false;
         const bool sent = send_all(fd_, piece.data(), piece.size());
         if (reply_.head_only || (reply_.has_length && reply_.body_left == 0)) reply_done();
         return sent;
@@ -157,7 +163,11 @@ class Connection {
         const std::string& date = current_date_field();
         return send_all(fd_, date.data(), date.size());
       }
-      if (starts_with_nocase(piece, "connection: close")) {
+      if (piece.size() > 12 && piece.substr(0, 7) == "HTTP/1." && piece.substr(9, 3) == "405") {
+        reply_.needs_allow = true;
+      } else if (starts_with_nocase(piece, "allow:")) {
+        reply_.needs_allow = false;
+      } else if (starts_with_nocase(piece, "connection: close")) {
         reply_.closing = true;
       } else if (starts_with_nocase(piece, "content-length:")) {
         reply_.has_length = true;
@@ -220,6 +230,7 @@ class Connection {
     bool closing = false;    // Connection: close
     bool has_length = false;
     bool done = false;
+    bool needs_allow = false;  // a 405 without Allow so far
     std::uint64_t body_left = 0;
   };
 

@@ -7,6 +7,8 @@
 #include <string_view>
 #include <vector>
 
+#include "common/input_checks.h"
+
 namespace wsb::xmlrpc {
 namespace {
 
@@ -60,6 +62,8 @@ const char* reason_phrase(std::uint16_t status) {
       return "Request Timeout";
     case 411:
       return "Length Required";
+    case 414:
+      return "URI Too Long";
     case 431:
       return "Request Header Fields Too Large";
     case 505:
@@ -144,7 +148,10 @@ RequestHead check_request_head(std::string& bytes, std::size_t max_bytes, std::s
   for (bool first = true;; first = false) {
     const std::size_t nl = all.find('\n', pos);
     if (nl == std::string_view::npos || nl >= max_bytes) {
-      if (all.size() >= max_bytes) return refuse(431, "request header fields too large");
+      // RFC 9112 3: a request line that has not ended is a target too long.
+      if (all.size() >= max_bytes)
+        return first ? refuse(414, "the request-target is too long")
+                     : refuse(431, "request header fields too large");
       return h;  // the rest is yet to come
     }
     std::size_t end = nl;
@@ -180,6 +187,7 @@ RequestHead check_request_head(std::string& bytes, std::size_t max_bytes, std::s
     const std::string_view value = trim_ows(raw);
     if (iequals(name, "host")) {
       ++hosts;
+      if (!valid_host(value)) return refuse(400, "an invalid Host field");  // RFC 9112 3.2
     } else if (iequals(name, "content-length")) {
       if (has_length && value != length_value)
         return refuse(400, "Content-Length fields that differ");

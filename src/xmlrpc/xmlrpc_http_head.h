@@ -25,7 +25,8 @@ struct RequestHead {
 // misread it (a field value right after the colon gets a space, an
 // absolute-form target's scheme is lower-cased), so `length` is the
 // rewritten one. A head that cannot be complete within `max_bytes` is a 431
-// before its end arrives; anything else malformed, a 400 (505 for a version
+// before its end arrives, a 414 if its request line has not ended (RFC 9112
+// 3); an invalid Host value, like anything else malformed, a 400 (505 for a version
 // other than HTTP/1.x); a chunked body, 411 (Abyss's XML-RPC handler reads
 // Content-Length bodies only).
 RequestHead check_request_head(std::string& bytes, std::size_t max_bytes, std::size_t max_fields);

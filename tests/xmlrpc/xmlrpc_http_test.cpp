@@ -200,6 +200,26 @@ TEST_F(XmlrpcHttp, EveryReplyHasAnImfFixdate) {
   }
 }
 
+// Item 3: a Host value that is not uri-host [":" port] is 400 (RFC 9112 3.2).
+TEST_F(XmlrpcHttp, InvalidHostIs400) {
+  EXPECT_EQ(exchange(ping_with("Host: bad/host\r\n")).status, 400);
+  EXPECT_EQ(exchange(ping_with("Host: a b\r\n")).status, 400);
+  EXPECT_EQ(exchange(ping_with("Host: [::1]:8080\r\n")).status, 200);
+  EXPECT_EQ(exchange(ping_with("Host:\r\n")).status, 200);
+}
+
+// A 405 carries Allow (RFC 9110 15.5.6), and a HEAD's 405 too.
+TEST_F(XmlrpcHttp, A405CarriesAllowPost) {
+  for (const std::string method : {"GET", "HEAD", "PUT"}) {
+    Socket s(endpoint());
+    ASSERT_TRUE(s.send_all(method + " /RPC2 HTTP/1.1\r\nHost: x\r\n\r\n"));
+    const Rest rest = read_to_end(s.fd());
+    EXPECT_EQ(status_of(rest.bytes), 405) << method;
+    const std::string head = rest.bytes.substr(0, rest.bytes.find("\r\n\r\n") + 2);
+    EXPECT_NE(head.find("\r\nAllow: POST\r\n"), std::string::npos) << method << "\n" << head;
+  }
+}
+
 // Item 6: absolute-form targets are served as their path.
 TEST_F(XmlrpcHttp, AbsoluteFormTargetsAreServed) {
   const std::string authority = "127.0.0.1:" + std::to_string(endpoint().port);
@@ -218,6 +238,16 @@ TEST_F(XmlrpcHttp, AHeadTooLargeIs431) {
       s.send_all("POST /RPC2 HTTP/1.1\r\nHost: x\r\nX-Big: " + std::string(64 * 1024, 'a')));
   const Rest rest = read_to_end(s.fd());
   EXPECT_EQ(status_of(rest.bytes), 431) << rest.bytes.substr(0, 300);
+  EXPECT_EQ(rest.end, 0);
+}
+
+// Item 8: a request line over what the server reads is 414 (RFC 9112 3),
+// before its end.
+TEST_F(XmlrpcHttp, ATargetTooLongIs414) {
+  Socket s(endpoint());
+  ASSERT_TRUE(s.send_all("POST /RPC2?pad=" + std::string(70'000, 'a')));
+  const Rest rest = read_to_end(s.fd());
+  EXPECT_EQ(status_of(rest.bytes), 414) << rest.bytes.substr(0, 300);
   EXPECT_EQ(rest.end, 0);
 }
 

@@ -15,7 +15,6 @@
 #include <boost/beast/http/string_body.hpp>
 #include <charconv>
 #include <cstdint>
-#include <ctime>
 #include <iterator>
 #include <optional>
 #include <string>
@@ -24,6 +23,7 @@
 
 #include "beast/beast_stack.h"
 #include "beast/field_arena.h"
+#include "common/http_date.h"
 #include "common/input_checks.h"
 #include "common/transport.h"
 #include "rest/http_negotiation.h"
@@ -187,22 +187,6 @@ inline bool framing_refusal(const Request& req, const HeaderView& header,
   return false;
 }
 
-// The Date field's value (RFC 9110 6.6.1: an origin server with a clock
-// MUST send one), formatted once a second per thread.
-inline std::string_view http_date() {
-  thread_local std::time_t formatted = -1;
-  thread_local char text[32];
-  thread_local std::size_t length = 0;
-  const std::time_t now = std::time(nullptr);
-  if (now != formatted) {
-    std::tm utc{};
-    gmtime_r(&now, &utc);
-    length = std::strftime(text, sizeof text, "%a, %d %b %Y %H:%M:%S GMT", &utc);
-    formatted = now;
-  }
-  return {text, length};
-}
-
 // The status line and header of a reply (whose body follows them as it
 // is): the fields a Beast response would carry, in Beast's order, then
 // Content-Length and Date, without building one; the connection code
@@ -262,7 +246,7 @@ class ResponseHead {
       append_number(body_bytes);
       head_.append("\r\n");
     }
-    head_.append("Date: ").append(http_date()).append("\r\n\r\n");
+    head_.append(http_date_field()).append("\r\n\r\n");
     return head_;
   }
 

@@ -17,6 +17,7 @@
 #include <boost/asio/ssl/error.hpp>
 #include <boost/system/error_code.hpp>
 #include <cerrno>
+#include <csignal>
 #include <cstddef>
 #include <memory>
 #include <stdexcept>
@@ -31,6 +32,7 @@ enum class SslWait { none, read, write };
 class SslSocket {
  public:
   SslSocket(SSL_CTX* context, int fd, bool server) : ssl_(SSL_new(context)) {
+    ignore_sigpipe();
     if (!ssl_ || SSL_set_fd(ssl_.get(), fd) != 1)
       throw std::runtime_error("tls: cannot set up a connection");
     // A write may complete record by record, and be retried from another
@@ -77,6 +79,20 @@ class SslSocket {
   }
 
  private:
+  // OpenSSL's socket BIO writes with write(), not send(MSG_NOSIGNAL): a
+  // write to a peer gone first must be EPIPE, not a SIGPIPE that ends the
+  // process. As gRPC and gSOAP's servers do, the process ignores SIGPIPE,
+  // unless the program has a handler of its own.
+  static void ignore_sigpipe() {
+    static const bool done = [] {
+      struct sigaction current {};
+      if (sigaction(SIGPIPE, nullptr, &current) == 0 && current.sa_handler == SIG_DFL)
+        std::signal(SIGPIPE, SIG_IGN);
+      return true;
+    }();
+    (void)done;
+  }
+
   struct Free {
     void operator()(SSL* ssl) const { SSL_free(ssl); }
   };

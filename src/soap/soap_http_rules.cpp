@@ -7,6 +7,8 @@
 #include <cstring>
 #include <ctime>
 
+#include "common/http_date.h"
+
 namespace wsb::soap {
 namespace {
 
@@ -184,37 +186,6 @@ bool to_origin_form(Context* ctx) {
   return true;
 }
 
-const char* date_field() {
-  thread_local std::time_t formatted = -1;
-  thread_local char field[] = "Date: Thu, 01 Jan 1970 00:00:00 GMT";
-  const std::time_t now = std::time(nullptr);
-  if (now != formatted) {
-    // By hand, with <chrono>'s calendar: strftime's names follow the
-    // locale, and gmtime_r takes a lock (a new connection's thread formats
-    // its first reply's Date anew).
-    using namespace std::chrono;
-    static constexpr char kDays[] = "SunMonTueWedThuFriSat";
-    static constexpr char kMonths[] = "JanFebMarAprMayJunJulAugSepOctNovDec";
-    const sys_seconds at{seconds{now}};
-    const sys_days day = floor<days>(at);
-    const year_month_day date{day};
-    const hh_mm_ss time{at - day};
-    auto two = [](char* to, long v) {
-      to[0] = static_cast<char>('0' + v / 10);
-      to[1] = static_cast<char>('0' + v % 10);
-    };
-    std::memcpy(field + 6, kDays + 3 * weekday{day}.c_encoding(), 3);
-    two(field + 11, static_cast<unsigned>(date.day()));
-    std::memcpy(field + 14, kMonths + 3 * (static_cast<unsigned>(date.month()) - 1), 3);
-    const int y = static_cast<int>(date.year());
-    two(field + 18, y / 100);
-    two(field + 20, y % 100);
-    two(field + 23, time.hours().count());
-    two(field + 26, time.minutes().count());
-    two(field + 29, static_cast<long>(time.seconds().count()));
-    formatted = now;
-  }
-  return field;
-}
+const char* date_field() { return http_date_field().data(); }
 
 }  // namespace wsb::soap

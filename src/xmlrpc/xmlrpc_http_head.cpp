@@ -7,6 +7,7 @@
 #include <string_view>
 #include <vector>
 
+#include "common/http_date.h"
 #include "common/input_checks.h"
 
 namespace wsb::xmlrpc {
@@ -225,16 +226,9 @@ RequestHead check_request_head(std::string& bytes, std::size_t max_bytes, std::s
 }
 
 std::string date_field(std::time_t now) {
-  static constexpr const char* kDays[] = {"Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"};
-  static constexpr const char* kMonths[] = {"Jan", "Feb", "Mar", "Apr", "May", "Jun",
-                                            "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
-  std::tm t{};
-  gmtime_r(&now, &t);
-  char line[96];
-  const int n = std::snprintf(line, sizeof line, "Date: %s, %02d %s %04d %02d:%02d:%02d GMT\r\n",
-                              kDays[t.tm_wday % 7], t.tm_mday, kMonths[t.tm_mon % 12],
-                              t.tm_year + 1900, t.tm_hour, t.tm_min, t.tm_sec);
-  return std::string(line, n > 0 ? static_cast<std::size_t>(n) : 0);
+  char field[35];
+  format_http_date_field(now, field);
+  return std::string(field, sizeof field) + "\r\n";
 }
 
 std::string refusal_reply(std::uint16_t status, const char* why, bool head_method) {

@@ -174,11 +174,12 @@ constexpr char kPingRequest[] =
     "\r\n";                                                  // 2: 98 bytes, no body
 constexpr char kPingResponseBody[] = "{\"text\":\"pong\"}";  // 15
 constexpr char kPingResponse[] =
-    "HTTP/1.1 200 OK\r\n"                 // 17
-    "Content-Type: application/json\r\n"  // 32
-    "Content-Length: 15\r\n"              // 20
-    "\r\n"                                // 2
-    "{\"text\":\"pong\"}";                // 15: 86 bytes
+    "HTTP/1.1 200 OK\r\n"                      // 17
+    "Content-Type: application/json\r\n"       // 32
+    "Content-Length: 15\r\n"                   // 20
+    "Date: Sun, 29 Nov 2026 03:42:37 GMT\r\n"  // 37: IMF-fixdate is fixed-length
+    "\r\n"                                     // 2
+    "{\"text\":\"pong\"}";                     // 15: 123 bytes
 
 TEST(WireSizes, BeastJsonPingIsTheRequestWrittenOutByHand) {
   std::ifstream range("/proc/sys/net/ipv4/ip_local_port_range");

@@ -21,6 +21,7 @@
 
 #include "anchors/ping_echo_client.h"
 #include "common/codec.h"
+#include "common/http_date.h"
 #include "common/placement.h"
 #include "common/service.h"  // kPingReply
 
@@ -46,7 +47,8 @@ constexpr std::size_t kReadBufferBytes = 64 * 1024;
 // The example's handle_request for this API's two targets: the reply's
 // body is the json codec's, as the beast stack's REST handler writes it.
 // The example also sets a Server field; the stack sends none, so neither
-// does this (the same bytes on the wire).
+// does this (the same bytes on the wire). The example sends no Date; the
+// stack must (RFC 9110 6.6.1), so this does too, from the same cache.
 template <class Send>
 void handle_request(Codec& codec, Payload& payload, Request&& req, Send&& send) {
   const auto error = [&req](http::status status, std::string why) {
@@ -55,6 +57,7 @@ void handle_request(Codec& codec, Payload& payload, Request&& req, Send&& send) 
     res.keep_alive(req.keep_alive());
     res.body() = std::move(why);
     res.prepare_payload();
+    res.set(http::field::date, http_date());
     return res;
   };
   if (req.method() == http::verb::get && req.target() == "/ping") {
@@ -73,6 +76,7 @@ void handle_request(Codec& codec, Payload& payload, Request&& req, Send&& send) 
   res.keep_alive(req.keep_alive());
   codec.encode(payload, res.body());
   res.prepare_payload();
+  res.set(http::field::date, http_date());
   return send(std::move(res));
 }
 

@@ -166,7 +166,12 @@ def tls_table(pairs, plot):
             "(steady state) and with a new connection per call (connect, handshake, the call, "
             "close, all timed). TLS/plain paired by repetition; TLS/floor is the row over a "
             "raw TLS ping-pong of the same bytes measured beside it (for a new-connection row, "
-            "a raw connect, handshake, exchange and close). Times in us.",
+            "a raw connect, handshake, exchange and close). Times in us. Whose difference "
+            "TLS/plain is: beast-tls runs beast's server and client code over TLS (one "
+            "session, src/beast/session.h), so its TLS/plain is TLS's alone (by instructions "
+            "a ping's TLS share is 1.09x the TLS floor's over the TCP floor: "
+            "docs/servers/stacks/beast.md); gsoap-tls and grpc-tls are their libraries' own "
+            "TLS paths, with what those libraries add to TLS.",
             table(["TLS stack/codec", "operation", "TLS us", "plain us", "TLS/plain",
                    "TLS/floor", "new-conn TLS us", "new-conn plain us", "new-conn TLS/plain",
                    "new-conn TLS/floor", "missing"], rows),

@@ -44,6 +44,20 @@ sys.exit(0 if abs(r / 10 - 1) <= (0.02 if sys.argv[3] == "1" else 0.05) else 1)'
     fail "$filter: 10x the operations do not count 10 times as much: $totals"
 done
 
+# --floor counts the row's floor exchanges instead of its calls: a raw
+# TCP ping-pong is a few hundred user-space instructions, a Beast ping
+# thousands, so a count that still held the calls would be far over a
+# fifth of the row's; and 10x the exchanges count 10 times as much.
+row=$(field "$work/scaling.json" instructions_per_op)  # the round trip, counted last above
+python3 "$repo/scripts/count.py" --bench "$bench" --filter "$rtt_filter" --iterations 10 \
+  --multiplier 10 --floor --out "$work/floor.json" >/dev/null
+floor=$(field "$work/floor.json" instructions_per_op)
+totals=$(field "$work/floor.json" totals)
+python3 -c 'import sys; a, b = eval(sys.argv[1]); floor, row = int(sys.argv[2]), int(sys.argv[3])
+print(f"ok: --floor counts {floor:,} instructions per floor exchange against the row'"'"'s {row:,}")
+sys.exit(0 if 0 < floor * 5 < row and abs(b / a / 10 - 1) <= 0.05 else 1)' "$totals" "$floor" "$row" ||
+  fail "--floor: $floor per exchange (row $row), totals $totals"
+
 # Flame graphs sample only the timed loop: the graph names the measured
 # code, and none of set-up, verification, payload generation, calibration
 # or the round trip's interleaved floor blocks.
@@ -68,4 +82,4 @@ for pair in encode_json_ints_200:JsonCodec rtt_beast_json_ping_same_manual_time:
   done
 done
 echo "ok: flame graphs hold only the timed loops"
-echo "3 passed, 0 failed"
+echo "4 passed, 0 failed"

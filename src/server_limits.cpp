@@ -15,6 +15,7 @@ std::vector<std::pair<std::string, std::string>> server_limits(const ServerLimit
       {"max_header_bytes", n(server.max_header_bytes)},
       {"max_header_fields", n(server.max_header_fields)},
       {"keepalive_timeout_s", n(server.keepalive_timeout_s)},
+      {"idle_release_ms", n(server.idle_release_ms)},
       {"max_nesting_depth", n(kMaxNestingDepth)},
       {"gsoap_max_level", n(soap::kMaxLevel)},
       {"gsoap_max_occurs", n(server.max_body_bytes / 16)},

@@ -35,6 +35,7 @@ int main(int argc, char** argv) {
   wsb::DictionaryOptions dictionary;
   std::string floor = "127.0.0.1:0";
   wsb::ServerConcurrency concurrency;
+  wsb::ServerLimits limits;
   po::options_description options("wsbench-server options");
   options.add_options()("help,h", "show this help")(
       "listen", po::value(&listens)->composing(),
@@ -65,7 +66,10 @@ int main(int argc, char** argv) {
       "max-keepalive-requests",
       po::value(&concurrency.max_keepalive_requests)
           ->default_value(concurrency.max_keepalive_requests),
-      "requests per connection before the server closes it (0: no limit)");
+      "requests per connection before the server closes it (0: no limit)")(
+      "idle-release-ms", po::value(&limits.idle_release_ms)->default_value(limits.idle_release_ms),
+      "milliseconds a beast connection waits for its next request before it frees the "
+      "buffers a large body left (0: never)");
   po::variables_map vm;
   std::map<std::string, wsb::Endpoint> endpoints;
   wsb::Endpoint floor_endpoint;
@@ -75,10 +79,11 @@ int main(int argc, char** argv) {
     dictionary.size_multiple = wsb::parse_size_multiple(dictionary_size);
     floor_endpoint = wsb::parse_endpoint(floor);
     if (concurrency.io_threads < 1 || concurrency.max_connections < 1 || concurrency.backlog < 1 ||
-        concurrency.request_timeout_s < 1 || concurrency.max_keepalive_requests < 0)
+        concurrency.request_timeout_s < 1 || concurrency.max_keepalive_requests < 0 ||
+        limits.idle_release_ms < 0)
       throw std::invalid_argument(
           "--io-threads, --max-connections, --backlog and --request-timeout must be at least 1, "
-          "--max-keepalive-requests at least 0");
+          "--max-keepalive-requests and --idle-release-ms at least 0");
     for (const auto& listen : listens) {
       auto [stack, endpoint] = wsb::parse_stack_endpoint(listen);
       endpoints[stack] = std::move(endpoint);
@@ -125,6 +130,7 @@ int main(int argc, char** argv) {
       if (it != endpoints.end()) server_options.listen = it->second;
       if (cpu >= 0) server_options.cpu = cpu;
       server_options.concurrency = concurrency;
+      server_options.limits = limits;
       servers.push_back(stack.start_server(service, server_options));
       std::printf("%s %s\n", stack.name.c_str(), servers.back()->endpoint().to_string().c_str());
     }

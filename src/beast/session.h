@@ -93,7 +93,8 @@ class Session final : public SessionBase, public std::enable_shared_from_this<Se
   // started when read_request set the deadline: no clock read of its own
   // on the request path.
   void release_if_idle(std::int64_t now) override {
-    if (!big_buffers_.load(std::memory_order_relaxed)) return;
+    if (options_.limits.idle_release_ms <= 0 || !big_buffers_.load(std::memory_order_relaxed))
+      return;
     const std::int64_t waiting_since =
         deadline_ns_.load(std::memory_order_relaxed) - timeout().count();
     if (now - waiting_since < std::int64_t{options_.limits.idle_release_ms} * 1'000'000) return;

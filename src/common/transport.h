@@ -54,7 +54,7 @@ struct ServerLimits {
   int keepalive_timeout_s = 60;
   // A connection that has waited this long for its next request gives back
   // the buffers a large body made it keep (beast, beast-tls; the other
-  // stacks allocate per request). Back-to-back calls keep them.
+  // stacks allocate per request). Back-to-back calls keep them. 0: never.
   int idle_release_ms = 2000;
 };
 

@@ -137,10 +137,16 @@ void RestHandler::handle(const RestRequest& req, RestResponse& res) {
 }
 
 void RestHandler::release_memory() {
-  payload_ = Payload{};
-  std::string().swap(word_);
+  // Moved out, not assigned over: a string assigned from an empty one
+  // keeps its capacity (measured: a 24 MiB echo's text stayed).
+  const auto drop = [](auto& value) {
+    [[maybe_unused]] const auto dead = std::move(value);
+    value = {};
+  };
+  drop(payload_);
+  drop(word_);
   got_.reset();
-  call_ = DecodedCall{};
+  drop(call_);
   // Codecs and bindings keep parse trees and buffers; they are made again
   // on the next request that needs them.
   codecs_.clear();

@@ -124,7 +124,10 @@ int Operations::put(const std::string& word, const std::string& definition, wsb_
 void Operations::release() {
   release_message(soap);
   got_.reset();
-  echoed_ = Payload{};
+  // Moved out, not assigned over: a string assigned from an empty one
+  // keeps its capacity, and the last echo's text stayed with the
+  // connection.
+  { [[maybe_unused]] const Payload done = std::move(echoed_); }
   received_.clear();
 }
 

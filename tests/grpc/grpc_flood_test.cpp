@@ -259,7 +259,7 @@ struct Flood {
 class GrpcFloodMemory : public ::testing::TestWithParam<Flood> {};
 
 TEST_P(GrpcFloodMemory, APingFloodStaysWithin64MiB) {
-  constexpr std::uint64_t kBound = std::uint64_t{64} << 20;
+  [[maybe_unused]] constexpr std::uint64_t kBound = std::uint64_t{64} << 20;
   const Flood& flood = GetParam();
   Target target(flood.stack, small_limits());
   const std::uint64_t grown = peak_growth_bytes(target, ping_flood(), flood.peers);

@@ -24,6 +24,13 @@ gives the run's context and, when the context has calibration samples, how
 noisy the machine was; a run from a modified tree says DIRTY TREE on every
 table. --instructions adds the instructions per operation that scripts/count
 measured.
+
+Rows come in a reader's order (codec rows by payload and codec, round trips
+by stack, codec, operation and payload), not the order the interleaved
+repetitions finished in. A summary of an unoptimised build opens with a
+warning; every summary ends with the headline block (scripts/headline.py):
+each stack's ping against the floor and against its anchor, the slowest and
+noisiest rows with the command that repeats them, and where the JSON is.
 """
 import argparse
 import json
@@ -36,6 +43,7 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from anchor_pairs import anchor_table  # noqa: E402  (stack against anchor)
 from content_length import content_length_table  # noqa: E402  (gSOAP's counting pass)
+from headline import headline, natural_key, rtt_key, unoptimised  # noqa: E402  (the last screen)
 
 UNIT_TO_NS = {"ns": 1.0, "us": 1e3, "ms": 1e6, "s": 1e9}
 STEPS = ["encode", "decode", "bind", "write", "read", "unbind"]
@@ -225,6 +233,9 @@ class Printer:
 def print_header(ctx, path):
     # The keys bench writes (bench/harness/environment.cpp, bench/main.cpp).
     dirty = truthy(ctx.get("source_git_dirty"))
+    warning = unoptimised(ctx)
+    if warning:
+        print(warning + "\n")
     print(f"wsbench results: {path}" + ("  DIRTY TREE (uncommitted changes)" if dirty else ""))
     steal = ctx.get("steal_during_run_pct")
     fields = [
@@ -239,6 +250,7 @@ def print_header(ctx, path):
         ("steal", None if steal is None else f"{float(steal):.3g}%"),
         ("load avg", ctx.get("load_avg")),
         ("build", ctx.get("wsbench_build_type")),
+        ("flags", ctx.get("wsbench_cxx_flags")),
         ("sweep", ctx.get("wsbench_sweep")),
         ("strings", ctx.get("wsbench_payload_strings")),
         ("placement", ctx.get("wsbench_placement")),
@@ -536,7 +548,12 @@ def main(argv=None):
 
     ctx = data.get("context", {})
     out = Printer(print_header(ctx, args.json))
-    cases = load_cases(data.get("benchmarks", []))
+    # Rows in a reader's order, not the order the interleaved repetitions
+    # finished in: codec rows by name, round trips by stack, codec,
+    # operation and payload (headline.rtt_key).
+    cases = dict(sorted(load_cases(data.get("benchmarks", [])).items(),
+                        key=lambda item: (1, rtt_key(item[0]))
+                        if item[0].startswith(("rtt/", "anchor/")) else (0, natural_key(item[0]))))
 
     payloads, codecs = [], []
     for name in cases:
@@ -551,6 +568,8 @@ def main(argv=None):
             continue
         if payload not in payloads:
             payloads.append(payload)
+    payloads.sort(key=natural_key)
+    codecs.sort(key=natural_key)
 
     step_tables(out, cases, payloads, codecs, instructions)
     if codecs:
@@ -572,6 +591,7 @@ def main(argv=None):
         for reason, names in by_reason.items():
             shown = ", ".join(names[:4]) + (f" and {len(names) - 4} more" if len(names) > 4 else "")
             print(f"  {reason}: {shown}")
+    print("\n".join(headline(cases, ctx, args.json, Stat, fmt_time)))
 
 
 if __name__ == "__main__":

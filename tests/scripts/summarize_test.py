@@ -263,5 +263,136 @@ class StageRatios(unittest.TestCase):
         self.assertNotIn("faults/op", encode)
 
 
+def rtt_rows(name, p50s, floor=10.0):
+    """A round-trip case's per-repetition rows with these p50s (us)."""
+    return [{"name": name + "/manual_time", "run_name": name + "/manual_time",
+             "run_type": "iteration", "repetition_index": i, "iterations": 200,
+             "real_time": p, "time_unit": "us", "n": 200.0, "p50_us": p, "floor_p50_us": floor,
+             "ratio_p50": p / floor} for i, p in enumerate(p50s)]
+
+
+def headline_of(output):
+    return output[output.index("HEADLINE"):]
+
+
+class Order(unittest.TestCase):
+    def test_round_trips_by_stack_codec_operation_payload(self):
+        # Shuffled as interleaved repetitions leave them; the expected order
+        # is stack, codec, operation (ping first), payload by its numbers,
+        # a kept connection before a new one, anchors after the stacks.
+        shuffled = ["rtt/gsoap/soap/get/ints/3200/same", "anchor/beast/ping/same",
+                    "rtt/beast/json/get/ints/3200/same", "rtt/beast/soap/ping/same",
+                    "rtt/beast/json/ping/new-connection/same", "rtt/beast/json/get/ints/800/same",
+                    "rtt/beast/json/echo/message-a/100/same", "rtt/beast/json/ping/same"]
+
+        def add(data):
+            for name in shuffled:
+                data["benchmarks"] += rtt_rows(name, [20, 20, 20, 20, 20, 20])
+        rtt = section(run_changed(add), "round trips")
+        names = [line.split()[0] for line in rtt.split("\n")[4:]]
+        self.assertEqual(names, [
+            "beast/json/ping/same", "beast/json/ping/new-connection/same",
+            "beast/json/get/ints/800/same", "beast/json/get/ints/3200/same",
+            "beast/json/echo/message-a/100/same", "beast/soap/ping/same",
+            "gsoap/soap/ping/same", "gsoap/soap/get/ints/3200/same",
+            "xmlrpc-c/xmlrpc/get/objects/3200/same", "anchor/beast/ping/same"])
+
+    def test_payloads_by_their_numbers(self):
+        payloads = ["ints/3200", "objects/200", "ints/200", "ints/800"]
+        self.assertEqual(sorted(payloads, key=summarize.natural_key),
+                         ["ints/200", "ints/800", "ints/3200", "objects/200"])
+
+
+class Headline(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        def add(data):
+            # beast/json's ping is in the fixture: p50 20..25 us, floor 18.
+            # Its anchor 10 10 10 10 10 10 against 20..25: ratios 2.0..2.5,
+            # median 2.25, ranks 1 and 6.
+            data["benchmarks"] += rtt_rows("anchor/beast/ping/same", [10] * 6)
+            # A gRPC ping at exactly 100 us, its floor 40: 2.50x, CV 0.
+            data["benchmarks"] += rtt_rows("rtt/grpc/protobuf/ping/same", [100] * 6, floor=40)
+            data["benchmarks"] += rtt_rows("rtt/grpc/binary/ping/same", [5] * 6, floor=40)
+            data["context"]["command_line"] = (
+                "./build/release/bench --placement=split --benchmark_repetitions=6 "
+                "--benchmark_out=results/bench/x/bench.json --benchmark_out_format=json")
+        cls.out = run_changed(add)
+        cls.head = headline_of(cls.out)
+
+    def test_the_headline_ends_the_summary(self):
+        self.assertTrue(self.out.rstrip().endswith(self.head.rstrip()))
+        self.assertLess(len(self.head.split("\n")), 40)  # one screen
+
+    def test_ping_per_stack_against_the_floor(self):
+        # One line per stack, its own codec: protobuf, not binary (first by name).
+        self.assertEqual(cells(row(self.head, "beast/json/ping/same")),
+                         ["beast/json/ping/same", "22.5 us", "18 us", "1.25x", "CV 8.3%!"])
+        self.assertEqual(cells(row(self.head, "grpc/protobuf/ping/same")),
+                         ["grpc/protobuf/ping/same", "100 us", "40 us", "2.50x", "CV 0.0%"])
+        self.assertNotIn("grpc/binary/ping", self.head.split("slowest")[0])
+
+    def test_each_stack_against_its_anchor(self):
+        self.assertEqual(cells(row(self.head, "beast/json/ping/same", "anchor/beast/ping/same")),
+                         ["beast/json/ping/same", "anchor/beast/ping/same", "2.25x",
+                          "CI95 2.00-2.50"])
+
+    def test_slowest_rows(self):
+        block = self.head[self.head.index("slowest"):self.head.index("noisiest")]
+        self.assertEqual([line.split()[0] for line in block.split("\n")[1:4]],
+                         ["rtt/xmlrpc-c/xmlrpc/get/objects/3200/same",
+                          "rtt/grpc/protobuf/ping/same", "rtt/beast/json/ping/same"])
+
+    def test_noisy_rows_say_how_to_repeat_them(self):
+        # Three rows above 5%: encode/xml 21.9%, beast's ping 8.3%, decode/json 7.2%;
+        # six repetitions become twelve, the run's own options kept.
+        self.assertIn("3 of 9 have a CV over 5%", self.head)
+        self.assertIn("\n      scripts/bench --placement=split "
+                      "'--benchmark_filter=^rtt/beast/json/ping/same(/|$)' "
+                      "--benchmark_repetitions=12\n", self.head)
+        self.assertIn("'--benchmark_filter=^(encode/xml/ints/200|rtt/beast/json/ping/same|"
+                      "decode/json/ints/200)(/|$)' --benchmark_repetitions=12", self.head)
+        self.assertIn("full JSON: ", self.head)
+
+    def test_many_noisy_rows_repeat_the_whole_run(self):
+        def noisy(data):
+            for i in range(9):
+                data["benchmarks"] += rtt_rows(f"rtt/beast/json/get/ints/{i}/same",
+                                               [10, 20] * 3)
+        head = headline_of(run_changed(noisy))
+        self.assertIn("12 of 15 have a CV over 5%", head)
+        self.assertIn("the whole run again with more repetitions:\n"
+                      "      scripts/bench --benchmark_repetitions=12\n", head)
+
+    def test_filter_escapes_regex_characters(self):
+        import headline  # noqa: E402  (scripts/, on the path since summarize.py loaded)
+        self.assertEqual(headline.filter_regex(["a.b/c+d"]), r"^a\.b/c\+d(/|$)")
+
+
+class OptimisationWarning(unittest.TestCase):
+    def first_line(self, context):
+        def change(data):
+            data["context"].update(context)
+        return run_changed(change).split("\n")[0]
+
+    def test_an_unoptimised_build_opens_with_a_warning(self):
+        for context in ({"wsbench_build_type": ""}, {"wsbench_build_type": "Debug"},
+                        {"wsbench_build_type": "RelWithDebInfo", "wsbench_cxx_flags": "-g"},
+                        {"wsbench_build_type": "Release", "wsbench_cxx_flags": "-O1 -DNDEBUG"}):
+            self.assertTrue(self.first_line(context).startswith(
+                "WARNING: NOT AN OPTIMISED BUILD"), context)
+
+    def test_an_optimised_build_does_not(self):
+        for context in ({"wsbench_build_type": "RelWithDebInfo",
+                         "wsbench_cxx_flags": "-O2 -g -fno-omit-frame-pointer -DNDEBUG"},
+                        {"wsbench_build_type": "Release", "wsbench_cxx_flags": "-O3 -DNDEBUG"}):
+            self.assertTrue(self.first_line(context).startswith("wsbench results"), context)
+
+    def test_the_warning_names_the_reason(self):
+        line = self.first_line({"wsbench_build_type": "", "wsbench_cxx_flags": ""})
+        self.assertIn("build type ''", line)
+        self.assertIn("without -O2 or -O3", line)
+
+
 if __name__ == "__main__":
     unittest.main(verbosity=2)

@@ -2,12 +2,23 @@
 
 A rule is a Python expression over intervals (values over independent
 repetitions, never pooled calls) and three-valued tests: True holds, False
-does not hold, None inconclusive (the intervals overlap the bound). Every
-rule that compares cases on different HTTP stacks is decided twice: as
-written (each library's own stack), and with gsoap/... and xmlrpc-c/...
-replaced by the same encodings over the common Beast transport (beast/...). Where both verdicts agree the
-verdict is the protocol's; where they differ it is the stack's.
+does not hold, None inconclusive (the intervals overlap the bound). A
+figure that gives no interval (too few repetitions, a ratio over an
+interval holding 0) or is not in the run makes only the comparisons that
+use it None, so all_of/any_of/most_of/not_ combine it in Kleene's logic: a
+failed conjunct decides an all_of whatever the undecided ones are. A rule
+left None by a figure the run lacks is "not measurable here"; one decided
+without it says which figures it did without.
+
+Every rule is decided again once per factor (FACTORS) whose substitution
+changes it: the library stacks replaced by the same encodings over the
+common Beast transport ("stack"), and the codec rows replaced by the same
+encoding with another codec library ("codec"). A verdict that every
+applicable factor leaves the same is the protocol's; one that a factor
+flips is that factor's.
 """
+import ast
+import functools
 import math
 import re
 import statistics
@@ -17,9 +28,13 @@ import summarize  # noqa: E402  (the statistics rules of every table)
 # Library stack -> the same encoding over the common Beast transport.
 COMMON_TRANSPORT = {"gsoap/soap-mtom": "beast/soap-mtom", "gsoap/soap-swa": "beast/soap-swa",
                     "gsoap/soap": "beast/soap", "xmlrpc-c/xmlrpc": "beast/xmlrpc"}
+# Codec rows -> the same encoding on the same stack with another codec
+# library: REST-XML whose base64 libxml2 does not break every 72
+# characters, REST-JSON parsed by simdjson instead of RapidJSON.
+CODEC_ALTERNATIVES = {"beast/xml": "beast/xml-unwrapped", "beast/json": "beast/json-simdjson"}
 PHASES = summarize.PHASES
 # Two-sided Student t quantiles (95%) by degrees of freedom, for E8's
-# means over a handful of repetitions.
+# figures over a handful of repetitions (on the log scale).
 T95 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8: 2.306,
        9: 2.262, 10: 2.228, 15: 2.131, 20: 2.086, 30: 2.042}
 
@@ -30,10 +45,20 @@ INTERVALS = {
             "needs 6 repetitions)",
     "bytes": "byte count on the socket: every repetition's (their range; they differ by a "
              "digit of an id or a length at most)",
+    "encoded": "bytes the encoder writes (the encoded message with its envelope and "
+               "attachment parts, no HTTP): every repetition's (their range)",
     "e7": "median over repetitions, each a separate server process, distribution-free CI95 "
           "(needs 6 repetitions)",
-    "e8": "mean over repetitions, each a separate server process with its own ramp and "
-          "search, Student-t 95% (needs 2; 3 in a full run)",
+    # Three repetitions allow no distribution-free 95% interval (their range
+    # covers the median with 75%), and Student-t on the values themselves
+    # leaves the range of a positive quantity (CPU% [-4.8, 160]); on the log
+    # scale the interval stays above 0 and a ratio's is a ratio's.
+    "e8": "geometric mean over repetitions, each a separate server process with its own ramp "
+          "and search, Student-t 95% on the log scale (stays above 0; assumes the "
+          "repetitions spread log-normally; needs 2, 3 in a full run)",
+    "e8-range": "E8 figure with a repetition at 0 (no log scale): median and the range of the "
+                "repetitions, which covers the median with probability 1 - 2 x 0.5^n (75% at "
+                "n = 3, 87.5% at 4, 93.75% at 5, 96.88% at 6), not 95%",
 }
 
 
@@ -47,10 +72,17 @@ class Undecided(Exception):
 
 class Interval:
     """A figure's median (or mean) and its 95% interval. Arithmetic is
-    conservative: the result covers every value both operands allow."""
+    conservative: the result covers every value both operands allow. An
+    interval with `why` ((kind, reason) pairs, kind "missing" or
+    "undecided") has no bounds: whatever uses it is undecided, and the
+    comparison that meets it says why."""
 
-    def __init__(self, mid, lo, hi, label):
-        self.mid, self.lo, self.hi, self.label = mid, lo, hi, label
+    def __init__(self, mid, lo, hi, label, why=()):
+        self.mid, self.lo, self.hi, self.label, self.why = mid, lo, hi, label, tuple(why)
+
+    @classmethod
+    def unknown(cls, label, why):
+        return cls(math.nan, -math.inf, math.inf, label, why)
 
     @staticmethod
     def _of(x):
@@ -58,13 +90,20 @@ class Interval:
 
     def _combine(self, other, op, sign):
         o = Interval._of(other)
+        label = f"({self.label} {sign} {o.label})"
+        if self.why or o.why:
+            return Interval.unknown(label, self.why + o.why)
         ends = [op(a, b) for a in (self.lo, self.hi) for b in (o.lo, o.hi)]
-        return Interval(op(self.mid, o.mid), min(ends), max(ends), f"({self.label} {sign} {o.label})")
+        if any(math.isnan(e) for e in ends):
+            # inf / inf or 0 * inf (a censored figure): any value at all.
+            return Interval(op(self.mid, o.mid), -math.inf, math.inf, label)
+        return Interval(op(self.mid, o.mid), min(ends), max(ends), label)
 
     def __truediv__(self, other):
         o = Interval._of(other)
-        if o.lo <= 0 <= o.hi:
-            raise Undecided(f"{o.label}: its interval includes 0, no ratio")
+        if not (self.why or o.why) and o.lo <= 0 <= o.hi:
+            return Interval.unknown(f"({self.label} / {o.label})", (
+                ("undecided", f"{o.label}: its interval includes 0, no ratio"),))
         return self._combine(o, lambda a, b: a / b, "/")
 
     def __rtruediv__(self, other):
@@ -76,13 +115,13 @@ class Interval:
     __rmul__ = __mul__
 
     def __add__(self, other):
-        o = Interval._of(other)
-        return Interval(self.mid + o.mid, self.lo + o.lo, self.hi + o.hi,
-                        f"({self.label} + {o.label})")
+        return self._combine(other, lambda a, b: a + b, "+")
 
     __radd__ = __add__
 
     def text(self):
+        if self.why:
+            return "no interval"
         if self.lo == self.hi:
             return f"{self.mid:.4g}"
         return f"{self.mid:.4g} [{self.lo:.4g}, {self.hi:.4g}]"
@@ -96,11 +135,16 @@ def rtt(stack, op, payload=None):
     return f"rtt/{stack}/{op}" + (f"/{payload}" if payload else "") + "/same"
 
 
+def substitute(rule, mapping):
+    """The rule with each case name in `mapping` replaced, whole names only
+    (beast/xml is not the start of beast/xmlrpc or beast/xml-unwrapped)."""
+    pattern = "|".join(re.escape(k) for k in sorted(mapping, key=len, reverse=True))
+    return re.sub(rf"(?<![\w-])({pattern})(?![\w-])", lambda m: mapping[m.group(1)], rule)
+
+
 def to_common(rule):
     """The rule with each library stack replaced by the common transport."""
-    pattern = "|".join(re.escape(k) for k in sorted(COMMON_TRANSPORT, key=len, reverse=True))
-    return re.sub(rf"(?<![\w-])({pattern})(?![\w-])", lambda m: COMMON_TRANSPORT[m.group(1)],
-                  rule)
+    return substitute(rule, COMMON_TRANSPORT)
 
 
 def stacks_named(rule):
@@ -115,6 +159,41 @@ def crosses_stacks(rule):
     return len(stacks_named(rule)) > 1
 
 
+def uses_load(rule):
+    """E7 and E8 rules: their cases are servers under load, where the
+    substitution also changes the concurrency model."""
+    return re.search(r"\be[78]\(", rule) is not None
+
+
+class Factor:
+    """One thing other than the protocol that a comparison may vary: a
+    substitution on the rule's case names, and whose effect a verdict that
+    flips with it is."""
+
+    def __init__(self, name, mapping, label, column, load_label=None, needs=None):
+        self.name, self.mapping, self.column = name, mapping, column
+        self._label, self._load_label, self._needs = label, load_label or label, needs
+
+    def label(self, rule):
+        return self._load_label if uses_load(rule) else self._label
+
+    def applies(self, rule):
+        """Only a substitution that changes the rule decides it again."""
+        return (self._needs is None or self._needs(rule)) and self.substitute(rule) != rule
+
+    def substitute(self, rule):
+        return substitute(rule, self.mapping)
+
+
+FACTORS = [
+    # Every encoding on the one Beast server with the same I/O threads: for
+    # E7 and E8 the substitution matches the threading model too.
+    Factor("stack", COMMON_TRANSPORT, "the HTTP stack's", "common transport",
+           load_label="the HTTP stack's and threading model's", needs=crosses_stacks),
+    Factor("codec", CODEC_ALTERNATIVES, "the codec library's", "other codec library"),
+]
+
+
 def t_interval(values):
     """Mean and Student-t 95% interval; None below two values."""
     n = len(values)
@@ -127,11 +206,30 @@ def t_interval(values):
     return mean, mean - half, mean + half
 
 
+def range_coverage(n):
+    """The probability that the range of n repetitions covers their
+    distribution's median: all n on one side of it has 2 x 0.5^n."""
+    return 1 - 2 * 0.5 ** n
+
+
+def e8_interval(values):
+    """(centre, lo, hi, kind) of E8's non-negative figures, an interval that
+    stays in their range; None below two values. Positive values: geometric
+    mean and Student-t 95% on the log scale; with a 0 among them, the median
+    and the range (kind "e8-range", its coverage by range_coverage)."""
+    if len(values) < 2:
+        return None
+    if min(values) > 0:
+        mean, lo, hi = t_interval([math.log(v) for v in values])
+        return math.exp(mean), math.exp(lo), math.exp(hi), "e8"
+    return statistics.median(values), min(values), max(values), "e8-range"
+
+
 class Verdicts:
     """The three-valued tests and their combinators (no data access)."""
 
     def __init__(self):
-        self.used, self.headline = [], None
+        self.used, self.headline, self.why = [], None, []
 
     def _note(self, x, verdict):
         self.used.append(f"{x.label} = {x.text()}")
@@ -141,6 +239,11 @@ class Verdicts:
 
     def within(self, x, lo, hi):
         x = Interval._of(x)
+        if x.why:
+            # Only this comparison is undecided; the combinators decide
+            # whether the rule still is.
+            self.why.extend(w for w in x.why if w not in self.why)
+            return self._note(x, None)
         if lo <= x.lo and x.hi <= hi:
             return self._note(x, True)
         if x.hi < lo or x.lo > hi:
@@ -167,7 +270,10 @@ class Verdicts:
 
     @staticmethod
     def most_of(*verdicts):
-        """More than half hold; does not hold once at least half fail."""
+        """More than half hold; does not hold once at least half fail (then
+        not even every undecided one holding makes more than half)."""
+        if not verdicts:
+            raise ValueError("most_of of no verdicts")
         n = len(verdicts)
         if 2 * sum(v is True for v in verdicts) > n:
             return True
@@ -176,6 +282,42 @@ class Verdicts:
     @staticmethod
     def not_(verdict):
         return None if verdict is None else not verdict
+
+
+def check_rule(rule):
+    """Rules combine verdicts with all_of, any_of, most_of and not_: Python's
+    and/or/not/if treat None (undecided) as false, so `None and False` is
+    None where it is False, and `not None` is True."""
+    for node in ast.walk(ast.parse(rule, mode="eval")):
+        if isinstance(node, (ast.BoolOp, ast.IfExp)) or (
+                isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not)):
+            raise ValueError("and/or/not/if are two-valued; combine verdicts with all_of, "
+                             "any_of, most_of or not_")
+
+
+def listed(reasons, most=3):
+    """The reasons for a verdict's cell: a rule over every size and
+    operation can miss dozens of rows, which would bury the verdict."""
+    if len(reasons) <= most:
+        return "; ".join(reasons)
+    return "; ".join(reasons[:most - 1]) + f"; and {len(reasons) - most + 1} more"
+
+
+def figure(method):
+    """A figure function whose figure the run lacks (Unmeasurable) or
+    that gives no interval (Undecided) returns an Interval that says why,
+    so that only the comparisons using it are undecided."""
+    @functools.wraps(method)
+    def wrapper(self, *args, **kwargs):
+        try:
+            return method(self, *args, **kwargs)
+        except Unmeasurable as e:
+            why = ("missing", str(e))
+        except Undecided as e:
+            why = ("undecided", str(e))
+        label = " ".join(short(a) if isinstance(a, str) else repr(a) for a in args)
+        return Interval.unknown(f"{method.__name__}({label})", (why,))
+    return wrapper
 
 
 class ClaimContext(Verdicts):
@@ -204,6 +346,7 @@ class ClaimContext(Verdicts):
             raise Undecided(f"{short(name)}: {s.n} repetitions give no CI95 (6 needed)")
         return Interval(s.median, s.ci[0], s.ci[1], unit_label)
 
+    @figure
     def t(self, name):
         """A case's time in us: rtt rows each repetition's median call."""
         case = self._case(name)
@@ -214,17 +357,23 @@ class ClaimContext(Verdicts):
             values = [ns / 1e3 for ns in case.times_ns()]
         return self._stat(name, values, short(name))
 
+    @figure
     def bytes_(self, name, key):
-        """Bytes counted on the socket: the median and the range over
-        repetitions (a request can differ by a digit of an id or length)."""
+        """Bytes: the median and the range over repetitions (a request can
+        differ by a digit of an id or length). rtt rows count them on the
+        socket; codec rows (encode/..., decode/...) count what the encoder
+        writes, without HTTP."""
         case = self._case(name)
         values = case.values(key)
+        encoded = name.startswith(("encode/", "decode/"))
         if not values:
-            raise Unmeasurable(f"{short(name)}: no {key} (run with --wire-sizes)")
-        self.kinds.add("bytes")
+            raise Unmeasurable(f"{short(name)}: no {key}"
+                               + ("" if encoded else " (run with --wire-sizes)"))
+        self.kinds.add("encoded" if encoded else "bytes")
         return Interval(statistics.median(values), min(values), max(values),
                         f"{short(name)} {key}")
 
+    @figure
     def phase(self, name, p):
         case = self._case(name)
         values = case.values(f"phase:{p}_us")
@@ -233,6 +382,7 @@ class ClaimContext(Verdicts):
         self.kinds.add("time")
         return self._stat(name, values, f"{short(name)} {p}")
 
+    @figure
     def gap_share(self, name):
         case = self._case(name)
         values = case.values("phase_gap_share_p50")
@@ -249,17 +399,22 @@ class ClaimContext(Verdicts):
         """Phase p's interval above every other phase's."""
         others = [q for q in (among or PHASES) if q != p]
         mine = self.phase(name, p)
-        theirs = []
-        for q in others:
-            try:
-                theirs.append(self.phase(name, q))
-            except Unmeasurable:
-                continue  # a phase this stack does not mark
-        self.used.append(f"{mine.label} = {mine.text()}; highest other: "
-                         + max(theirs, key=lambda x: x.mid).text() if theirs else "")
-        if all(mine.lo > x.hi for x in theirs):
-            return True
-        return False if any(x.lo > mine.hi for x in theirs) else None
+        # A phase this stack does not mark is not a rival.
+        theirs = [x for x in (self.phase(name, q) for q in others)
+                  if not any(kind == "missing" for kind, _ in x.why)]
+        undecided = [x for x in [mine] + theirs if x.why]
+        decided_ = [x for x in theirs if not x.why]
+        self.used.append(f"{mine.label} = {mine.text()}" + (
+            "; highest other: " + max(decided_, key=lambda x: x.mid).text() if decided_ else ""))
+        for x in undecided:
+            self.why.extend(w for w in x.why if w not in self.why)
+        if mine.why:
+            return None
+        if any(x.lo > mine.hi for x in decided_):
+            return False
+        if undecided:
+            return None
+        return True if all(mine.lo > x.hi for x in decided_) else None
 
     # ---- load runs (E7, E8) ----
 
@@ -273,6 +428,7 @@ class ClaimContext(Verdicts):
             self.partial.append(f"{what}: {len(failed)} of {len(runs)} repetitions had failed calls")
         return runs
 
+    @figure
     def e7(self, column, stack, shape, stat="mean"):
         key = {"mean": "mean", "sd": "stddev", "min": "min", "max": "max"}[stat]
         runs = self._load_runs("E7", lambda r: r.get("column") == column and r.get("shape") == shape
@@ -287,20 +443,23 @@ class ClaimContext(Verdicts):
                             "`wsbench-load --experiment E7` runs 6)")
         return Interval(s.median, s.ci[0], s.ci[1], label)
 
+    @figure
     def e8(self, stack, size, key):
         runs = self._load_runs("E8", lambda r: r.get("size") == size
                                and r["target"].startswith(stack + " "), f"{stack} at {size}")
-        self.kinds.add("e8")
         label = f"E8 {stack} {size} {key}"
         values = [self._e8_value(r, key, label) for r in runs]
         censored = key == "max_users" and any(r.get("max_users_at_bound") for r in runs)
-        interval = t_interval(values)
+        interval = e8_interval(values)
         if interval is None:
             raise Undecided(f"{label}: {len(values)} repetition (one search, one ramp) gives no "
                             "interval; a full run repeats 3 times")
-        mean, lo, hi = interval
+        centre, lo, hi, kind = interval
+        self.kinds.add(kind)
+        if kind == "e8-range":
+            label += f" (range of {len(values)}: {100 * range_coverage(len(values)):.4g}%)"
         # Users at the search's bound were served; how many more is unknown.
-        return Interval(mean, lo, math.inf if censored else hi,
+        return Interval(centre, lo, math.inf if censored else hi,
                         label + (" (at the search's bound)" if censored else ""))
 
     @staticmethod
@@ -331,10 +490,11 @@ class ClaimContext(Verdicts):
         names = {n: getattr(self, n) for n in self.FUNCTIONS}
         names["rtt"] = rtt
         names["__builtins__"] = {}
-        self.used, self.headline, self.kinds, self.partial = [], None, set(), []
+        self.used, self.headline, self.kinds, self.partial, self.why = [], None, set(), [], []
         try:
+            check_rule(rule)
             verdict = eval(rule, names)  # rules are repository data
-        except Unmeasurable as e:
+        except Unmeasurable as e:  # raised outside a figure function
             return f"not measurable here: {e}", "", None
         except Undecided as e:
             return f"inconclusive: {e}" + self._partial(), "; ".join(self.used), self.headline
@@ -342,8 +502,19 @@ class ClaimContext(Verdicts):
             return f"error: {type(e).__name__}: {e}", "", None
         if verdict not in (True, False, None):
             return f"error: the rule gave {verdict!r}, not a verdict", "", None
+        evidence = "; ".join(self.used)
+        missing = [r for kind, r in self.why if kind == "missing"]
+        undecided = [r for kind, r in self.why if kind == "undecided"]
+        if verdict is None and missing:
+            # The absent figure might have decided it: the run cannot say.
+            return "not measurable here: " + listed(missing), "", None
+        if verdict is None and undecided:
+            return "inconclusive: " + listed(undecided) + self._partial(), evidence, \
+                self.headline
         text = {True: "holds", False: "does not hold", None: "inconclusive (intervals overlap)"}
-        return text[verdict] + self._partial(), "; ".join(self.used), self.headline
+        without = "" if verdict is None or not self.why else \
+            " (decided without the figures that give none: " + listed(missing + undecided) + ")"
+        return text[verdict] + without + self._partial(), evidence, self.headline
 
     def _partial(self):
         """How many repetitions of which cases the verdict could not use."""
@@ -359,41 +530,93 @@ def decided(verdict):
     return verdict.startswith(("holds", "does not hold"))
 
 
-def attribution(lib, common, lib_x, common_x):
-    """Whether a verdict is the protocol's or its stacks', with the stacks'
-    factor on the claim's first figure."""
-    if not (decided(lib) and decided(common)):
-        return "undetermined: not decided on both transports"
-    factor = ""
-    if lib_x is not None and common_x is not None and common_x.mid:
-        factor = (f"; first figure {lib_x.mid:.3g} by the library stacks, {common_x.mid:.3g} "
-                  f"on the common transport (stacks' factor {lib_x.mid / common_x.mid:.3g})")
-    same = lib.split(" (")[0] == common.split(" (")[0]
-    return ("protocol: both transports agree" if same else "stack: the transports disagree") + factor
+def verdict_kind(verdict):
+    """holds, does not hold, inconclusive, not measurable here, error, or
+    not needed: the verdict without its reasons."""
+    return re.split(r" \(|:", verdict, maxsplit=1)[0]
+
+
+VERDICT_KINDS = ("holds", "does not hold", "inconclusive", "not measurable here", "error")
+
+
+def count_verdicts(verdicts):
+    """{kind: n} over VERDICT_KINDS, each verdict counted once by its kind;
+    cells that are no verdict ("not needed (...)", "-") are not counted."""
+    counts = dict.fromkeys(VERDICT_KINDS, 0)
+    for v in verdicts:
+        kind = verdict_kind(v)
+        if kind in counts:
+            counts[kind] += 1
+    return counts
+
+
+def attribution(rule, lib, lib_x, again, base):
+    """Whose effect the verdict is. `again`: (factor, verdict, headline)
+    of each factor that applies; `base`: what a rule that no factor
+    applies to is ("protocol (one stack, beast)")."""
+    if not again:
+        return base
+    if not decided(lib):
+        return "undetermined: not decided as written"
+    flips = [(f, v) for f, v, _ in again if decided(v) and verdict_kind(v) != verdict_kind(lib)]
+    agree = [f for f, v, _ in again if decided(v) and verdict_kind(v) == verdict_kind(lib)]
+    open_ = [(f, v) for f, v, _ in again if not decided(v)]
+    if flips:
+        who = (", ".join(f.name for f, _ in flips) + ": "
+               + " and ".join(f.label(rule) for f, _ in flips) + " ("
+               + "; ".join(f"{f.column}: {verdict_kind(v)}" for f, v in flips) + ")")
+    elif agree:
+        who = "protocol: both ways agree, the protocol's (" + ", ".join(
+            f.column for f in agree) + ")"
+    elif not any(f.name == "stack" for f, _, _ in again):
+        who = base  # one stack; the factors that apply are undetermined below
+    else:
+        return "undetermined: " + "; ".join(
+            f"{f.label(rule)} not decided ({verdict_kind(v)})" for f, v in open_)
+    if open_:
+        who += "; undetermined for " + ", ".join(
+            f"{f.label(rule)} ({verdict_kind(v)})" for f, v in open_)
+    for f, v, x in again:
+        if decided(v) and lib_x is not None and x is not None and x.mid and not x.why \
+                and not lib_x.why:
+            who += (f"; first figure {lib_x.mid:.3g} as written, {x.mid:.3g} with the "
+                    f"{f.column} (factor {lib_x.mid / x.mid:.3g})")
+    return who
+
+
+def not_needed(factor, rule):
+    """A factor's cell when its substitution leaves the rule as it is."""
+    if factor.name == "stack":
+        stacks = stacks_named(rule)
+        one = f"one stack, {stacks.pop()}" if stacks else "codec rows, no HTTP stack"
+        return f"not needed ({one})"
+    return f"not needed (no {' or '.join(factor.mapping)})"
 
 
 def decide(row, results):
-    """One claim's row of the report: its verdicts by the library stacks and
-    by the common transport, where they differ, and the intervals used."""
+    """One claim's row of the report: its verdict as written, again with
+    each factor that applies substituted (`factors`, by name; `common` is
+    the stack factor's), whose effect it is, and the intervals used."""
     rule = row["rule"].strip()
     if not rule:
         return {"lib": "not measurable here: no rule (" + (row.get("note") or "see note") + ")",
-                "common": "-", "who": "-", "evidence": "", "interval": "-"}
+                "common": "-", "factors": {}, "who": "-", "evidence": "", "interval": "-"}
     ctx = ClaimContext(results)
     lib, evidence, lib_x = ctx.evaluate(rule)
     interval = ctx.interval_rule()
-    if not crosses_stacks(rule):
-        stacks = stacks_named(rule)
-        one = f"one stack, {stacks.pop()}" if stacks else "codec rows, no HTTP stack"
-        return {"lib": lib, "common": f"not needed ({one})", "who": f"protocol ({one})",
-                "evidence": evidence, "interval": interval}
-    if re.search(r"\be[78]\(", rule):
-        why = ("not run: wsbench-load's E7 and E8 load each library's own server; the common "
-               "transport's servers are not in those runs")
-        return {"lib": lib, "common": why, "who": "undetermined (library stacks only)",
-                "evidence": evidence, "interval": interval}
-    common_ctx = ClaimContext(results)
-    common, common_evidence, common_x = common_ctx.evaluate(to_common(rule))
-    return {"lib": lib, "common": common, "who": attribution(lib, common, lib_x, common_x),
-            "evidence": evidence + (" | common: " + common_evidence if common_evidence else ""),
+    factors, again = {}, []
+    for f in FACTORS:
+        if not f.applies(rule):
+            factors[f.name] = not_needed(f, rule)
+            continue
+        # Until a run has the substituted rows, the factor is not measurable
+        # here, which is reported as such, not as an error.
+        verdict, more, x = ClaimContext(results).evaluate(f.substitute(rule))
+        factors[f.name] = verdict
+        again.append((f, verdict, x))
+        if more:
+            evidence += f" | {'common' if f.name == 'stack' else f.name}: {more}"
+    base = "protocol (" + not_needed(FACTORS[0], rule).removeprefix("not needed (")
+    return {"lib": lib, "common": factors["stack"], "factors": factors,
+            "who": attribution(rule, lib, lib_x, again, base), "evidence": evidence,
             "interval": interval}

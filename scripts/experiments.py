@@ -258,8 +258,11 @@ def method_lines(results):
     return "\n".join(f"- {k}: `{v}`" for k, v in fields if v not in (None, ""))
 
 
-CLAIM_HEADER = ["id", "the paper says", "kind", "we test", "library stacks", "common transport",
-                "protocol or stack", "interval", "figures"]
+# One column per factor a verdict is decided again with (scripts/claims.py's
+# FACTORS: the common transport first), then whose effect the verdict is.
+FACTOR_COLUMNS = [f.column for f in claims_mod.FACTORS]
+CLAIM_HEADER = ["id", "the paper says", "kind", "we test", "library stacks", *FACTOR_COLUMNS,
+                "whose effect", "interval", "figures"]
 CLAIM_COLUMNS = ["id", "experiment", "paper", "section", "kind", "quote", "claim", "rule",
                  "strength", "note"]
 CLAIM_KINDS = {"stated": "stated by the paper", "table": "read off the paper's table by us"}
@@ -293,8 +296,17 @@ def claim_row(c, d):
     said = f"{c['quote']} ({c['paper']}, {c['section']})"
     test = c["claim"] + (f" **{c['strength']}**" if c["strength"] else "") \
         + (f" Note: {c['note']}" if c["note"] else "")
-    return [c["id"], said, c["kind"], test, d["lib"], d["common"], d["who"], d["interval"],
+    return [c["id"], said, c["kind"], test, d["lib"], *factor_cells(d), d["who"], d["interval"],
             d["evidence"] or "-"]
+
+
+def factor_cells(d):
+    return [d.get("factors", {}).get(f.name, "-") for f in claims_mod.FACTORS]
+
+
+def whose(d):
+    """The headline's "whose effect": the label without the figures."""
+    return "; ".join(p for p in d["who"].split("; ") if not p.startswith("first figure"))
 
 
 def write_report(outdir):
@@ -329,11 +341,13 @@ def write_report(outdir):
             else:
                 d = claims_mod.decide(c, results)
             claim_rows.append(claim_row(c, d))
-            headline.append([c["id"], c["kind"], d["lib"], d["common"], d["who"].split(";")[0]])
+            headline.append([c["id"], c["kind"], d["lib"],
+                             *[claims_mod.verdict_kind(v) for v in factor_cells(d)], whose(d)])
         if claim_rows:
-            body.append("Claims (the paper's words, what we test, and the verdict by each "
-                        "library's own stack and by the same encodings over the common Beast "
-                        "transport):\n\n" + table(CLAIM_HEADER, claim_rows))
+            body.append("Claims (the paper's words, what we test, the verdict by each "
+                        "library's own stack, again with each factor varied: the same encodings "
+                        "over the common Beast transport, another codec library; and whose "
+                        "effect it is):\n\n" + table(CLAIM_HEADER, claim_rows))
         sections.append("\n\n".join(body))
     sections.append(beyond_section(outdir, plot))
     head = ["# wsbench: the studies' experiments, natively",
@@ -342,7 +356,7 @@ def write_report(outdir):
             "section; claims from docs/papers/claims.csv.",
             how_to_read(),
             "## Which published conclusions survive natively\n\n"
-            + table(["id", "kind", "library stacks", "common transport", "protocol or stack"],
+            + table(["id", "kind", "library stacks", *FACTOR_COLUMNS, "whose effect"],
                     headline)]
     with open(os.path.join(outdir, "report.md"), "w") as f:
         f.write("\n\n".join(head + sections) + "\n")

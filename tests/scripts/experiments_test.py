@@ -122,16 +122,17 @@ class ReportTest(unittest.TestCase):
         cells = claim_cells(self.by["E1"], "E1-a")
         self.assertEqual(cells["library stacks"], "does not hold")
         self.assertEqual(cells["common transport"], "does not hold")
-        self.assertTrue(cells["protocol or stack"].startswith("protocol: both transports agree"))
+        self.assertTrue(cells["whose effect"].startswith("protocol: both ways agree"), cells)
         self.assertIn("(beast/xml/ping / gsoap/soap/ping) = ", cells["figures"])
         self.assertIn("common: (beast/xml/ping / beast/soap/ping) = ", cells["figures"])
         # Byte counts: MTOM's message-b send is 0.755 of SOAP's.
         cells = claim_cells(self.by["E4"], "E4-a")
         self.assertEqual(cells["library stacks"], "holds")
         self.assertRegex(cells["figures"], r"request_bytes\) = 0\.7\d")
-        self.assertEqual(cells["protocol or stack"], "protocol (one stack, gsoap)")
+        self.assertEqual(cells["whose effect"], "protocol (one stack, gsoap)")
         # The headline repeats each verdict.
-        self.assertIn("| E1-a | table | does not hold | does not hold | protocol: both", self.text)
+        self.assertRegex(self.text, r"\| E1-a \| table \| does not hold \| does not hold \| "
+                                    r"[^|]+ \| protocol: both ways agree")
 
     def test_missing_experiments_say_why(self):
         by = sections(report(["ping.json"]))
@@ -366,7 +367,8 @@ class ClaimsTableTest(unittest.TestCase):
             self.assertRegex(cells["library stacks"],
                              r"^(holds|does not hold|inconclusive|not measurable here)", c["id"])
             self.assertTrue(cells["common transport"], c["id"])
-            self.assertTrue(cells["protocol or stack"], c["id"])
+            self.assertTrue(cells["other codec library"], c["id"])
+            self.assertTrue(cells["whose effect"], c["id"])
             if c["rule"] and cells["library stacks"].startswith(("holds", "does not")):
                 self.assertNotEqual(cells["interval"], "-", c["id"])
         # A comparison across stacks is decided on the common transport too.

@@ -452,6 +452,7 @@ class ClaimContext(Verdicts):
         censored = key == "max_users" and any(r.get("max_users_at_bound") for r in runs)
         interval = e8_interval(values)
         if interval is None:
+            self.kinds.add("e8")  # the interval a full run would give
             raise Undecided(f"{label}: {len(values)} repetition (one search, one ramp) gives no "
                             "interval; a full run repeats 3 times")
         centre, lo, hi, kind = interval

@@ -283,6 +283,7 @@ class DecideTest(unittest.TestCase):
         d = self.decide(rule, runs=[run("beast/json", 68, False, 0),
                                     run("gsoap/soap", 50, False, 0)])
         self.assertRegex(d["lib"], r"^inconclusive: .*one search")
+        self.assertEqual(d["interval"], claims.INTERVALS["e8"])  # what a full run gives
         runs = [run("beast/json", u, False, i) for i, u in enumerate((66, 68, 70))] + \
             [run("gsoap/soap", u, False, i) for i, u in enumerate((49, 50, 51))]
         self.assertEqual(self.decide(rule, runs=runs)["lib"], "holds")

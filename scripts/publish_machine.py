@@ -34,8 +34,25 @@ UTC = datetime.timezone.utc
 # The Debian packages wsbench is built against (scripts/deps.sh), asked of
 # dpkg when the run is published.
 PACKAGES = ["g++", "gsoap", "libgsoap-dev", "libxmlrpc-c++8-dev", "libboost1.81-dev",
-            "rapidjson-dev", "libxml2-dev", "libprotobuf-dev", "libbenchmark-dev",
-            "libcurl4-openssl-dev", "libssl-dev", "libsqlite3-dev", "python3-matplotlib"]
+            "rapidjson-dev", "libxml2-dev", "libprotobuf-dev", "libgrpc++-dev", "libsimdjson-dev",
+            "libbenchmark-dev", "libcurl4-openssl-dev", "libssl-dev", "libsqlite3-dev",
+            "python3-matplotlib"]
+
+# The libraries a figure is cited with: (name, the context key of the version
+# the build compiled against, the key of the loaded copy's own answer or
+# None where the library gives none). bench/harness/build_info.cpp and
+# environment.cpp write them.
+LIBRARIES = [("gRPC", "grpc_version", "grpc_core_runtime_version"),
+             ("protobuf", "protobuf_version", "protobuf_runtime_version"),
+             ("simdjson", "simdjson_version", None),
+             ("OpenSSL", "openssl_version", "openssl_runtime_version"),
+             ("libxml2", "libxml2_version", "libxml2_runtime_version"),
+             ("RapidJSON", "rapidjson_version", None),
+             ("Beast", "beast_version", None),
+             ("Boost", "boost_version", None),
+             ("gSOAP", "gsoap_version", "gsoap_runtime_version"),
+             ("xmlrpc-c", "xmlrpc_c_version", "xmlrpc_c_runtime_version"),
+             ("Google Benchmark", "google_benchmark_version", None)]
 
 
 # ---- times ----
@@ -296,12 +313,21 @@ def runs_section(contexts, links):
 
 
 def versions_section(contexts):
+    """The cited libraries (build and run time), the build, then every
+    other version the contexts hold."""
+    rows = [[name, one_value(contexts, build),
+             one_value(contexts, runtime) if runtime else "(no run-time query)"]
+            for name, build, runtime in LIBRARIES]
+    libraries = table(["library", "compiled against", "loaded at run time"], rows)
+    listed = {k for _, build, runtime in LIBRARIES for k in (build, runtime) if k}
     keys = sorted({k for c in contexts.values() for k in c
-                   if k.endswith("_version") or k == "compiler"})
-    rows = [[k, one_value(contexts, k)] for k in keys]
+                   if (k.endswith("_version") or k == "compiler") and k not in listed})
+    rows = [["wsbench_build_type", one_value(contexts, "wsbench_build_type")],
+            ["wsbench_cxx_flags", one_value(contexts, "wsbench_cxx_flags")]]
+    rows += [[k, one_value(contexts, k)] for k in keys]
     rows.append(["library_build_type (Google Benchmark's own build)",
                  one_value(contexts, "library_build_type")])
-    return table(["recorded by the run", "version"], rows)
+    return libraries + "\n\n" + table(["recorded by the run", "value"], rows)
 
 
 def provenance_lines(contexts, tree):

@@ -201,7 +201,9 @@ def headline(cases, ctx, json_path, stat, fmt_time):
             out += aligned([[r.name, fmt_time(r.stat.median), cv_text(r)]])
             out.append("      " + repeat_command(ctx, more_repetitions(r.stat.n), [r.name]))
         n = more_repetitions(max(r.stat.n for r in noisy))
-        if len(noisy) <= MAX_NAMES_IN_FILTER:
+        if len(noisy) == 1:
+            pass  # its own command above is the one
+        elif len(noisy) <= MAX_NAMES_IN_FILTER:
             out.append(f"    all {len(noisy)} together:")
             out.append("      " + repeat_command(ctx, n, [r.name for r in noisy]))
         else:

@@ -421,12 +421,14 @@ def print_report(report, args):
           f"{args.duration} s per run; wrk -t{args.wrk_threads}; {args.rounds} round(s), "
           "nginx and Beast alternating first, each figure the median (min-max, CV) over them, "
           "each ratio taken within a round; open-file limit "
-          f"{report['nofile_limit']}; load average at the start "
-          f"{report['load_average'][0]:.1f}")
+          f"{report['nofile_limit']}; load average (1 min) at the start "
+          f"{report['load_average'][0]:.1f}, at the end {report['load_average_end'][0]:.1f}")
     print("\n/ping as wrk asks for it (status, body, then header field names):")
     for name, r in report["replies"].items():
         print(f"  {r['status']} {r['body']}  {name}: {', '.join(r['fields'])}")
-    print("\nwrk (one thread per connection) and wsbench-load against Beast (req/s; within 10%?)")
+    if report["summary"]["agreement"]:
+        print("\nwrk (one thread per connection) and wsbench-load against Beast "
+              "(req/s; within 10%?)")
     for a in report["summary"]["agreement"]:
         print(f"  {a['operation']:<14} c={a['connections']:<5} wrk {fmt(a['wrk_requests_per_s'])}"
               f"  driver {fmt(a['driver_requests_per_s'])}  driver/wrk "
@@ -509,6 +511,8 @@ def main():
             stop(beast.process)
         shutil.rmtree(work, ignore_errors=True)
 
+    # The load over the run, beside the start's: what else had the vCPUs.
+    report["load_average_end"] = os.getloadavg()
     report["summary"] = summarize(report)
     print_report(report, args)
     if args.out:

@@ -3,6 +3,9 @@
 // as usual; --help lists wsbench's flags, then Google Benchmark's.
 #include <alloca.h>
 #include <benchmark/benchmark.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <boost/program_options.hpp>
@@ -11,6 +14,7 @@
 #include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
+#include <ctime>
 #include <filesystem>
 #include <iostream>
 #include <mutex>
@@ -35,6 +39,8 @@
 #include "harness/network_link.h"
 #include "rtt_bench.h"
 #include "server_limits.h"
+
+extern char** environ;
 
 namespace po = boost::program_options;
 
@@ -102,6 +108,75 @@ std::string flag_value(const std::vector<char*>& args, std::string_view name) {
   return value;
 }
 
+// A run on a terminal that names no output file keeps its JSON, as
+// scripts/bench does, so that it can end with the summary: Google
+// Benchmark's console lines alone are an aggregate per case in the order the
+// interleaved repetitions finished. Scripts and pipes name their own file,
+// or want none, and are left as they were.
+bool keeps_json(const std::vector<char*>& args) {
+  for (const char* name : {"--benchmark_out", "--benchmark_out_format", "--benchmark_list_tests",
+                           "--help", "-h", "--list-codecs", "--wire-sizes"})
+    if (has_flag(args, name)) return false;
+  return isatty(STDOUT_FILENO) == 1;
+}
+
+// A new folder results/bench/<UTC time>/ (under $WSBENCH_RESULTS instead of
+// results/ when set) with results/bench/latest pointing at it: the layout
+// of scripts/deps.sh's wsbench_outdir. Empty if none can be made.
+std::filesystem::path new_result_folder() {
+  const char* results = std::getenv("WSBENCH_RESULTS");
+  const auto root =
+      std::filesystem::path(results != nullptr && *results != '\0' ? results : "results") / "bench";
+  std::error_code ec;
+  std::filesystem::create_directories(root, ec);
+  const std::time_t now = std::time(nullptr);
+  std::tm utc{};
+  char stamp[32];
+  if (ec || gmtime_r(&now, &utc) == nullptr ||
+      std::strftime(stamp, sizeof stamp, "%Y%m%dT%H%M%SZ", &utc) == 0)
+    return {};
+  for (int n = 1; n < 100; ++n) {
+    const std::string name = n == 1 ? stamp : std::string(stamp) + "-" + std::to_string(n);
+    if (!std::filesystem::create_directory(root / name, ec)) {
+      if (ec) return {};
+      continue;  // a run in the same second has it
+    }
+    std::filesystem::remove(root / "latest", ec);
+    std::filesystem::create_directory_symlink(name, root / "latest", ec);
+    return root / name;
+  }
+  return {};
+}
+
+// The folder of a run that ended before measuring anything holds nothing
+// worth keeping.
+struct RemoveIfEmpty {
+  std::filesystem::path folder;
+  ~RemoveIfEmpty() {
+    std::error_code ec;
+    if (!folder.empty() && std::filesystem::is_empty(folder, ec))
+      std::filesystem::remove(folder, ec);
+  }
+};
+
+// scripts/summarize.py on the run's JSON, from the checkout the binary was
+// built from; where that cannot run, the command that would.
+void print_summary(const std::filesystem::path& json) {
+  const auto script = wsb::checkout_dir() / "scripts" / "summarize.py";
+  std::string python = "python3", script_arg = script.string(), json_arg = json.string();
+  char* child_argv[] = {python.data(), script_arg.data(), json_arg.data(), nullptr};
+  std::error_code ec;
+  pid_t pid = 0;
+  int status = 0;
+  std::fflush(stdout);
+  if (std::filesystem::is_regular_file(script, ec) &&
+      posix_spawnp(&pid, "python3", nullptr, nullptr, child_argv, environ) == 0 &&
+      waitpid(pid, &status, 0) == pid && WIFEXITED(status) && WEXITSTATUS(status) == 0)
+    return;
+  std::cerr << "bench: results in " << json_arg << "; the summary tables: python3 " << script_arg
+            << " " << json_arg << "\n";
+}
+
 // Mytkowicz et al. (ASPLOS 2009): where the stack starts moves results by
 // several percent. scripts/bench --randomize-layout sets this per process.
 std::size_t stack_offset_from_environment() {
@@ -137,6 +212,14 @@ std::size_t stack_offset_from_environment() {
                                     {"--benchmark_report_aggregates_only", "false"},
                                     {"--benchmark_display_aggregates_only", "true"}})
     if (!has_flag(args, name)) added.push_back(std::string(name) + "=" + value);
+  RemoveIfEmpty result_folder;
+  if (keeps_json(args)) {
+    result_folder.folder = new_result_folder();
+    if (!result_folder.folder.empty()) {
+      added.push_back("--benchmark_out=" + (result_folder.folder / "bench.json").string());
+      added.push_back("--benchmark_out_format=json");
+    }
+  }
   for (auto& flag : added) args.insert(args.begin() + 1, flag.data());
   const std::string out_file = flag_value(args, "--benchmark_out");
   const std::string out_format = flag_value(args, "--benchmark_out_format");
@@ -404,6 +487,7 @@ std::size_t stack_offset_from_environment() {
   } else {
     std::cerr << "bench: after the run: " << wsb::aftermath_json(aftermath) << "\n";
   }
+  if (!result_folder.folder.empty()) print_summary(out_file);
   return 0;
 }
 

@@ -379,6 +379,10 @@ ContextPairs runtime_library_versions() {
   }
   out.emplace_back("xmlrpc_c_runtime_version", xmlrpc_version);
   out.emplace_back("glibc_runtime_version", gnu_get_libc_version());
+  // gRPC core's version (29.0.0 for gRPC 1.51): the C++ library's own,
+  // grpc::Version(), returns a std::string, which dlsym cannot call safely.
+  auto* grpc = find_symbol<const char* (*)()>("grpc_version_string");
+  out.emplace_back("grpc_core_runtime_version", grpc != nullptr ? grpc() : "not loaded");
   out.emplace_back("protobuf_runtime_version", loaded_file("libprotobuf.so"));
   out.emplace_back("gsoap_runtime_version", loaded_file("libgsoapssl++"));
   return out;

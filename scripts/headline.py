@@ -175,8 +175,8 @@ def headline(cases, ctx, json_path, stat, fmt_time):
     if warning:
         out.append("  " + warning)
     reps = max((r.stat.n for r in measured), default=0)
-    out.append(f"  {len(cases)} cases, {len(measured)} with figures, up to {reps} repetitions "
-               "each; times are medians over repetitions")
+    out.append(f"  {plural(len(cases), 'case')}, {len(measured)} with figures, up to "
+               f"{plural(reps, 'repetition')} each; times are medians over repetitions")
     pings = ping_lines(measured, fmt_time)
     if pings:
         out.append("  ping per stack (its own codec) against the floor, raw TCP ping-pong of the "
@@ -188,13 +188,13 @@ def headline(cases, ctx, json_path, stat, fmt_time):
                    "server (stack/anchor, paired by repetition):")
         out += aligned(anchors)
     if measured:
-        out.append(f"  slowest {min(SHOWN, len(measured))} rows:")
+        out.append(f"  slowest {plural(min(SHOWN, len(measured)), 'row')}:")
         slowest = sorted(measured, key=lambda r: -r.stat.median)[:SHOWN]
         out += aligned([[r.name, fmt_time(r.stat.median), cv_text(r)] for r in slowest])
     noisy = sorted((r for r in measured if r.stat.cv is not None and r.stat.cv > CV_LIMIT),
                    key=lambda r: -r.stat.cv)
     if noisy:
-        out.append(f"  noisiest rows: {len(noisy)} of {len(measured)} have a CV over "
+        out.append(f"  noisiest rows: {len(noisy)} of {len(measured)} with a CV over "
                    f"{100 * CV_LIMIT:.0f}% ('!' in the tables); each again with more "
                    "repetitions:")
         for r in noisy[:SHOWN]:
@@ -218,6 +218,10 @@ def headline(cases, ctx, json_path, stat, fmt_time):
     if os.path.exists(console):
         out.append(f"  Google Benchmark's console output: {console}")
     return out
+
+
+def plural(n, noun):
+    return f"{n} {noun}" + ("" if n == 1 else "s")
 
 
 def _dirty(ctx):

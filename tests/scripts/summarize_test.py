@@ -346,7 +346,7 @@ class Headline(unittest.TestCase):
     def test_noisy_rows_say_how_to_repeat_them(self):
         # Three rows above 5%: encode/xml 21.9%, beast's ping 8.3%, decode/json 7.2%;
         # six repetitions become twelve, the run's own options kept.
-        self.assertIn("3 of 9 have a CV over 5%", self.head)
+        self.assertIn("3 of 9 with a CV over 5%", self.head)
         self.assertIn("\n      scripts/bench --placement=split "
                       "'--benchmark_filter=^rtt/beast/json/ping/same(/|$)' "
                       "--benchmark_repetitions=12\n", self.head)
@@ -360,7 +360,7 @@ class Headline(unittest.TestCase):
                 data["benchmarks"] += rtt_rows(f"rtt/beast/json/get/ints/{i}/same",
                                                [10, 20] * 3)
         head = headline_of(run_changed(noisy))
-        self.assertIn("12 of 15 have a CV over 5%", head)
+        self.assertIn("12 of 15 with a CV over 5%", head)
         self.assertIn("the whole run again with more repetitions:\n"
                       "      scripts/bench --benchmark_repetitions=12\n", head)
 

@@ -78,11 +78,11 @@ def filter_regex(names):
 
 
 def repeat_command(ctx, repetitions, names=None):
-    """scripts/bench with the run's own options, `repetitions` and, given
-    names, a filter for just those cases."""
+    """scripts/bench with the run's own options (its filter too, unless
+    names are given: then a filter for just those cases) and `repetitions`."""
     words = shlex.split(str(ctx.get("command_line", "")))[1:]
-    dropped = ("--benchmark_out", "--benchmark_out_format", "--benchmark_repetitions",
-               "--benchmark_filter")
+    dropped = ("--benchmark_out", "--benchmark_out_format", "--benchmark_repetitions") + \
+        (("--benchmark_filter",) if names else ())
     kept = [w for w in words if w.split("=")[0] not in dropped]
     if ctx.get("layout_runs"):
         kept.insert(0, "--randomize-layout")
@@ -186,7 +186,7 @@ def headline(cases, ctx, json_path, stat, fmt_time):
     if anchors:
         out.append("  each stack against its anchor, the library's own minimal client and "
                    "server (stack/anchor, paired by repetition):")
-        out += aligned(anchors)
+        out += aligned([["stack", "anchor", "stack/anchor", "CI95"]] + anchors)
     if measured:
         out.append(f"  slowest {plural(min(SHOWN, len(measured)), 'row')}:")
         slowest = sorted(measured, key=lambda r: -r.stat.median)[:SHOWN]

@@ -356,13 +356,15 @@ class Headline(unittest.TestCase):
 
     def test_many_noisy_rows_repeat_the_whole_run(self):
         def noisy(data):
+            data["context"]["command_line"] = "bench --benchmark_filter=get --strings=escaped"
             for i in range(9):
                 data["benchmarks"] += rtt_rows(f"rtt/beast/json/get/ints/{i}/same",
                                                [10, 20] * 3)
         head = headline_of(run_changed(noisy))
         self.assertIn("12 of 15 with a CV over 5%", head)
         self.assertIn("the whole run again with more repetitions:\n"
-                      "      scripts/bench --benchmark_repetitions=12\n", head)
+                      "      scripts/bench --benchmark_filter=get --strings=escaped "
+                      "--benchmark_repetitions=12\n", head)
 
     def test_filter_escapes_regex_characters(self):
         import headline  # noqa: E402  (scripts/, on the path since summarize.py loaded)

@@ -149,13 +149,17 @@ std::filesystem::path new_result_folder() {
 }
 
 // The folder of a run that ended before measuring anything holds nothing
-// worth keeping.
+// worth keeping, and "latest" no longer points at it.
 struct RemoveIfEmpty {
   std::filesystem::path folder;
   ~RemoveIfEmpty() {
     std::error_code ec;
-    if (!folder.empty() && std::filesystem::is_empty(folder, ec))
-      std::filesystem::remove(folder, ec);
+    if (folder.empty() || !std::filesystem::is_empty(folder, ec) ||
+        !std::filesystem::remove(folder, ec))
+      return;
+    const auto latest = folder.parent_path() / "latest";
+    if (std::filesystem::read_symlink(latest, ec) == folder.filename())
+      std::filesystem::remove(latest, ec);
   }
 };
 

@@ -1,7 +1,9 @@
 # wsb_build_info(<target> <source>): gives <source> (bench/harness/
 # build_info.cpp, part of <target>) what it records about the build:
 #
-#   WSBENCH_CXX_FLAGS   the compile flags of this build type as CMake passes
+#   WSBENCH_CONFIG      the build type: CMAKE_BUILD_TYPE, or the configuration
+#                       built by a multi-config generator;
+#   WSBENCH_CXX_FLAGS   the compile flags of that build type as CMake passes
 #                       them (CMAKE_CXX_FLAGS and CMAKE_CXX_FLAGS_<CONFIG>),
 #                       so a summary can tell an optimised binary from one
 #                       that is not;
@@ -15,19 +17,24 @@
 # Set on the one source, so no other file of <target> sees these headers.
 function(wsb_build_info target source)
   get_property(multi_config GLOBAL PROPERTY GENERATOR_IS_MULTI_CONFIG)
-  set(flags "${CMAKE_CXX_FLAGS}")
+  string(STRIP "${CMAKE_CXX_FLAGS}" flags)
+  set(separator "")
+  if(flags)
+    set(separator " ")
+  endif()
   if(multi_config)
-    foreach(config IN LISTS CMAKE_CONFIGURATION_TYPES)
-      string(TOUPPER "${config}" upper)
-      string(APPEND flags "$<$<CONFIG:${config}>: ${CMAKE_CXX_FLAGS_${upper}}>")
+    set(config "$<CONFIG>")
+    foreach(type IN LISTS CMAKE_CONFIGURATION_TYPES)
+      string(TOUPPER "${type}" upper)
+      string(APPEND flags "$<$<CONFIG:${type}>:${separator}${CMAKE_CXX_FLAGS_${upper}}>")
     endforeach()
   else()
+    set(config "${CMAKE_BUILD_TYPE}")
     string(TOUPPER "${CMAKE_BUILD_TYPE}" upper)
-    string(APPEND flags " ${CMAKE_CXX_FLAGS_${upper}}")
+    string(STRIP "${flags}${separator}${CMAKE_CXX_FLAGS_${upper}}" flags)
   endif()
-  string(STRIP "${flags}" flags)
   set_property(SOURCE ${source} TARGET_DIRECTORY ${target} APPEND PROPERTY
-               COMPILE_DEFINITIONS "WSBENCH_CXX_FLAGS=\"${flags}\"")
+               COMPILE_DEFINITIONS "WSBENCH_CONFIG=\"${config}\"" "WSBENCH_CXX_FLAGS=\"${flags}\"")
   foreach(library gRPC::grpc++ protobuf::libprotobuf simdjson::simdjson OpenSSL::SSL
                   LibXml2::LibXml2 Boost::headers PkgConfig::GSOAP)
     # The compiler's own directories (/usr/include) are left out: named

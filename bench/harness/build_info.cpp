@@ -34,7 +34,7 @@ std::string dotted_version(long packed, long major_scale, long minor_scale) {
 std::vector<std::pair<std::string, std::string>> build_info() {
   return {
       {"wsbench_version", WSBENCH_VERSION},
-      {"wsbench_build_type", WSBENCH_BUILD_TYPE},
+      {"wsbench_build_type", WSBENCH_CONFIG},
       {"wsbench_cxx_flags", WSBENCH_CXX_FLAGS},
       {"compiler", __VERSION__},
       {"grpc_version", GRPC_CPP_VERSION_STRING},

@@ -46,14 +46,18 @@ const char* op_name(Op op) {
       return "define";
     case Op::put:
       return "put";
+    case Op::upload:
+      return "upload";
   }
   return "?";
 }
 
+bool maps_upload(const StackEntry& stack) { return stack.name.starts_with("gsoap"); }
+
 std::string RttCase::name() const {
   std::string n = anchor != nullptr ? "anchor/" + anchor->library + "/" + op_name(op)
                                     : "rtt/" + stack->name + "/" + codec + "/" + op_name(op);
-  if (op == Op::get || op == Op::echo || op == Op::send || op == Op::receive)
+  if (op == Op::get || op == Op::echo || op == Op::send || op == Op::receive || op == Op::upload)
     n += "/" + spec.label();
   if (op == Op::primes) n += "/" + std::to_string(primes);
   if (op == Op::define || op == Op::put) n += "/x" + std::to_string(size_multiple);
@@ -136,6 +140,9 @@ std::vector<RttCase> rtt_cases(const RttOptions& options) {
   for (const Placement placement : options.placements) {
     for (const auto& stack : stacks_of(options)) {
       for (const auto& codec : stack.codecs) {
+        // A library alternative's rows answer the verdicts of the full runs
+        // (CodecEntry::alternative_of); the standard sweep stays small.
+        if (!full && !find_codec(codec).alternative_of.empty()) continue;
         auto add = [&](Op op, PayloadSpec spec = {}, std::uint32_t n = 0) {
           cases.push_back(RttCase{&stack, codec, op, spec, n, placement, options.dictionary_size});
         };
@@ -158,6 +165,11 @@ std::vector<RttCase> rtt_cases(const RttOptions& options) {
           } else {
             for (const auto& s : get_payloads) add(Op::get, s);
             for (const auto& s : echo_payloads) add(Op::echo, s);
+            // E9's uploads, the paper's direction, where the client maps
+            // them: its binaries and GML, on the plain stack E9 runs on.
+            if (full && !tls && maps_upload(stack))
+              for (const auto& s : get_payloads)
+                if (s.kind == Kind::binary || s.kind == Kind::gml) add(Op::upload, s);
             if (!full && anchored(options, stack, codec)) add(Op::echo, anchor_echo);
           }
           if (full && !texts_only) {

@@ -11,11 +11,13 @@
 namespace wsb {
 namespace {
 
-// The common transport carries whatever the codec registry holds.
+// The common transport carries whatever the codec registry holds, but a
+// second decode path that is no library alternative (xml-dom), whose
+// requests its primary's rows already cover.
 std::vector<std::string> every_codec() {
   std::vector<std::string> names;
   for (const auto& codec : all_codecs())
-    if (codec.decode_path_of.empty()) names.push_back(codec.name);
+    if (codec.decode_path_of.empty() || !codec.alternative_of.empty()) names.push_back(codec.name);
   return names;
 }
 

@@ -154,6 +154,13 @@ struct CodecEntry {
   // (text/plain): it has no syntax, so any UTF-8 is a valid body, and tests
   // of malformed, nested or hostile documents do not apply to it.
   bool texts_only = false;
+  // Set to another codec's name when this one is that codec with one
+  // library choice changed (json-simdjson: the parser; xml-unwrapped: the
+  // base64 line breaks), so that a verdict resting on the choice has a row
+  // of the other choice beside it. The beast stack carries it (by
+  // X-Wsbench-Codec) even when it is a decode path; its round trips are in
+  // the full sweep only.
+  std::string alternative_of = {};
 };
 
 // Every codec wsbench knows, in report order (src/codecs.cpp).

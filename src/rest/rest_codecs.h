@@ -11,7 +11,11 @@ namespace wsb::rest {
 std::unique_ptr<Codec> make_json_codec();
 // The same JSON, decoded with simdjson's On Demand API.
 std::unique_ptr<Codec> make_json_simdjson_codec();
-std::unique_ptr<Codec> make_xml_codec();
+// How the XML codecs write a binary's base64: libxml2's writer breaks it
+// every 72 characters (xmlTextWriterWriteBase64); gSOAP writes one line.
+// The decoders read both.
+enum class XmlBase64 { wrapped, one_line };
+std::unique_ptr<Codec> make_xml_codec(XmlBase64 base64 = XmlBase64::wrapped);
 // The same XML, decoded through a libxml2 document tree (read, then walk).
 std::unique_ptr<Codec> make_xml_dom_codec();
 std::unique_ptr<Codec> make_protobuf_codec();

@@ -1,5 +1,7 @@
 // Plain-XML bodies via libxml2: `xml` streams both ways, `xml-dom` reads
-// the same bytes through a tree.
+// the same bytes through a tree, `xml-unwrapped` is `xml` writing base64 on
+// one line (XmlBase64::one_line) instead of libxml2's 72-character lines:
+// the same document but for the line breaks, which every decoder skips.
 //
 // Encode drives an xmlTextWriter whose xmlOutputBuffer hands each flushed
 // chunk straight to the caller's std::string (no xmlBuffer in between);
@@ -242,6 +244,7 @@ class Reader {
 
 class XmlCodec final : public XmlWritingCodec {
  public:
+  explicit XmlCodec(XmlBase64 base64) : XmlWritingCodec(base64) {}
   void decode(std::string_view wire, Payload& out) override {
     if (fresh()) decode_scratch_ = std::string();
     reader_.start(wire, fresh());
@@ -256,6 +259,8 @@ class XmlCodec final : public XmlWritingCodec {
 }  // namespace
 }  // namespace xml
 
-std::unique_ptr<Codec> make_xml_codec() { return std::make_unique<xml::XmlCodec>(); }
+std::unique_ptr<Codec> make_xml_codec(XmlBase64 base64) {
+  return std::make_unique<xml::XmlCodec>(base64);
+}
 
 }  // namespace wsb::rest

@@ -22,6 +22,7 @@
 #include "common/base64.h"
 #include "common/codec.h"
 #include "common/gml.h"
+#include "rest/rest_codecs.h"
 
 namespace wsb::rest::xml {
 
@@ -230,7 +231,7 @@ class Writer;  // xml_encoder.cpp
 // What both XML codecs write: the streaming encoder (xml_encoder.cpp).
 class XmlWritingCodec : public Codec {
  public:
-  XmlWritingCodec();
+  explicit XmlWritingCodec(XmlBase64 base64 = XmlBase64::wrapped);
   ~XmlWritingCodec() override;
 
   void encode(const Payload& in, std::string& out) final;
@@ -242,6 +243,7 @@ class XmlWritingCodec : public Codec {
   template <class Model>
   void encode_model(const Model& in, std::string& out);
 
+  XmlBase64 base64_;
   std::unique_ptr<Writer> writer_;
   std::string encode_scratch_;  // footprint text, reused across encodes
 };

@@ -21,7 +21,7 @@ namespace wsb::rest::xml {
 // so a timed loop does not pay for creating it.
 class Writer {
  public:
-  Writer() {
+  explicit Writer(XmlBase64 base64) : base64_(base64) {
     xmlOutputBufferPtr buffer = xmlOutputBufferCreateIO(&Writer::append, nullptr, &sink_, nullptr);
     if (buffer == nullptr) throw std::bad_alloc();
     writer_ = xmlNewTextWriter(buffer);  // owns the buffer from here on
@@ -103,12 +103,22 @@ class Writer {
     if (bytes.size() > static_cast<std::size_t>(std::numeric_limits<int>::max()))
       throw std::length_error("xml: binary exceeds libxml2's int length");
     open(name);
-    // libxml2's own base64; it breaks lines every 72 characters, which the
-    // decoder skips as whitespace. It rejects a null pointer, so an empty
-    // binary is just an empty element.
-    if (!bytes.empty())
+    if (bytes.empty()) {
+      // Both writers' output for no bytes; libxml2's rejects a null pointer.
+    } else if (base64_ == XmlBase64::wrapped) {
+      // libxml2's own base64; it breaks lines every 72 characters, which the
+      // decoder skips as whitespace.
       check(xmlTextWriterWriteBase64(writer_, reinterpret_cast<const char*>(bytes.data()), 0,
                                      static_cast<int>(bytes.size())));
+    } else {
+      // One line, as gSOAP writes it; the alphabet needs no escaping.
+      base64_text_.clear();
+      base64_append(bytes.data(), bytes.size(), base64_text_);
+      if (base64_text_.size() > static_cast<std::size_t>(std::numeric_limits<int>::max()))
+        throw std::length_error("xml: base64 text exceeds libxml2's int length");
+      check(xmlTextWriterWriteRawLen(writer_, x(base64_text_.c_str()),
+                                     static_cast<int>(base64_text_.size())));
+    }
     close();
   }
   // Text that needs no escaping (numbers) as the content of the element
@@ -136,6 +146,8 @@ class Writer {
 
   std::string* sink_ = nullptr;  // the write callback's target during an encode
   xmlTextWriterPtr writer_ = nullptr;
+  XmlBase64 base64_;
+  std::string base64_text_;  // a one-line binary's text, reused
   int depth_ = 0;
 };
 
@@ -234,7 +246,7 @@ class Encoder {
 
 }  // namespace
 
-XmlWritingCodec::XmlWritingCodec() { xmlInitParser(); }
+XmlWritingCodec::XmlWritingCodec(XmlBase64 base64) : base64_(base64) { xmlInitParser(); }
 XmlWritingCodec::~XmlWritingCodec() = default;
 
 template <class Model>
@@ -242,10 +254,10 @@ void XmlWritingCodec::encode_model(const Model& in, std::string& out) {
   if (fresh()) {
     // Nothing carried over from the previous call: a new writer and
     // empty scratch text.
-    writer_ = std::make_unique<Writer>();
+    writer_ = std::make_unique<Writer>(base64_);
     encode_scratch_ = std::string();
   }
-  if (!writer_) writer_ = std::make_unique<Writer>();
+  if (!writer_) writer_ = std::make_unique<Writer>(base64_);
   try {
     writer_->begin(out);
     visit_model(Encoder(*writer_, encode_scratch_), in);

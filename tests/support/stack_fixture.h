@@ -64,15 +64,15 @@ inline std::vector<StackCodec> every_stack_codec(
   return out;
 }
 
-// The codecs (of all registered, but second decode paths such as xml-dom)
-// over which a client of `stack` pings a fresh server of it: what its
-// registry entry should list.
+// The codecs (of all registered, but second decode paths that are no
+// library alternative, such as xml-dom) over which a client of `stack` pings
+// a fresh server of it: what its registry entry should list.
 inline std::vector<std::string> codecs_that_ping(const StackEntry& stack) {
   Service service;
   const auto server = stack.start_server(service, ServerOptions{});
   std::vector<std::string> carried;
   for (const auto& codec : all_codecs()) {
-    if (!codec.decode_path_of.empty()) continue;
+    if (!codec.decode_path_of.empty() && codec.alternative_of.empty()) continue;
     try {
       if (stack.connect(server->endpoint(), codec.name)->ping() == kPingReply)
         carried.push_back(codec.name);

@@ -133,12 +133,13 @@ def claim_decisions(folder):
 
 
 def claim_counts(folder):
-    """{'lib': {kind: n}, 'common': {kind: n}, 'protocol': n, 'stack': n}:
-    verdicts by the library stacks (every claim), by the common Beast
-    transport (the claims that compare stacks), and whose they are."""
+    """{'lib': {kind: n}, 'common': {kind: n}, 'protocol': n, 'flipped':
+    {factor: n}}: verdicts by the library stacks (every claim), by the common
+    Beast transport (the claims that compare stacks), how many every factor
+    leaves the same, and how many each factor flips."""
     counts = {"lib": dict.fromkeys(VERDICTS + ["error"], 0),
-              "common": dict.fromkeys(VERDICTS + ["error"], 0), "protocol": 0, "stack": 0,
-              "claims": 0}
+              "common": dict.fromkeys(VERDICTS + ["error"], 0), "protocol": 0,
+              "flipped": dict.fromkeys((f.name for f in claims_mod.FACTORS), 0), "claims": 0}
     for _, d in claim_decisions(folder):
         counts["claims"] += 1
         counts["lib"][verdict_kind(d["lib"]) or "error"] += 1
@@ -147,8 +148,12 @@ def claim_counts(folder):
             counts["common"][kind] += 1
         if d["who"].startswith("protocol: both"):
             counts["protocol"] += 1
-        elif d["who"].startswith("stack:"):
-            counts["stack"] += 1
+        else:
+            # "stack, json: the HTTP stack's and ...": the factors that flip it.
+            names = d["who"].split(":")[0].split(", ")
+            for name in names:
+                if name in counts["flipped"]:
+                    counts["flipped"][name] += 1
     return counts
 
 
@@ -198,8 +203,10 @@ def glance(folder, link, date=None):
              f"**The papers' claims** ({counts['claims']} claims, docs/papers/claims.csv; "
              "a verdict holds only when the whole 95% interval is on one side):",
              claims_table(counts),
-             f"Of the claims decided on both transports, {counts['protocol']} are the "
-             f"protocol's (both agree) and {counts['stack']} the stack's (they disagree)."]
+             f"Of the claims decided again with another factor, {counts['protocol']} are the "
+             "protocol's (every factor agrees); a factor's substitution flips "
+             + ", ".join(f"{counts['flipped'][f.name]} ({f.label('')[4:]})"
+                         for f in claims_mod.FACTORS) + "."]
     if os.path.exists(os.path.join(folder, PLOT)):
         parts.append(f"![E1: ping round trip, wsbench beside the paper]({link}/{PLOT})")
     return "\n\n".join(parts)

@@ -378,49 +378,54 @@ class FactorTest(unittest.TestCase):
 
     def test_substitutions_take_whole_names(self):
         rule = f"faster('{XML}', rtt('beast/xmlrpc', 'ping')) and rtt('beast/json', 'x')"
-        codec = claims.FACTORS[1].substitute(rule)
+        xml, json = claims.FACTORS[1], claims.FACTORS[2]
+        codec = json.substitute(xml.substitute(rule))
         self.assertIn("rtt/beast/xml-unwrapped/ping", codec)
         self.assertIn("'beast/xmlrpc'", codec)
         self.assertIn("'beast/json-simdjson'", codec)
-        self.assertEqual(claims.FACTORS[1].substitute(codec), codec)
+        self.assertEqual(json.substitute(xml.substitute(codec)), codec)
+        # Each factor swaps its own library's rows only.
+        self.assertNotIn("json-simdjson", xml.substitute(rule))
+        self.assertNotIn("xml-unwrapped", json.substitute(rule))
 
     def test_a_flip_with_the_codec_alone_is_the_codec_librarys(self):
         data = rows(REST, scaled(10)) + rows(XML, scaled(30)) + rows(JSON_SIMD, scaled(10)) + \
             rows(XML_UNWRAPPED, scaled(12))
         d = self.decide(f"faster('{REST}', '{XML}', by=1.5)", data)
         self.assertEqual(d["lib"], "holds")
-        self.assertEqual(d["factors"]["codec"], "does not hold")
+        self.assertEqual(d["factors"]["xml"], "does not hold")
+        self.assertEqual(d["factors"]["json"], "holds")
         self.assertEqual(d["common"], "not needed (one stack, beast)")
-        self.assertRegex(d["who"], r"^codec: the codec library's \(other codec library: does "
-                                   r"not hold\); first figure 3 as written, 1\.2 with")
+        self.assertRegex(d["who"], r"^xml: the XML codec's \(XML base64 unwrapped: does not "
+                                   r"hold\); first figure 3 as written, 1\.2 with")
 
     def test_a_flip_with_the_stack_alone_is_the_http_stacks(self):
         data = rows(REST, scaled(10)) + rows(SOAP, scaled(30)) + rows(SOAP_BEAST, scaled(10)) + \
             rows(JSON_SIMD, scaled(9))
         d = self.decide(f"faster('{REST}', '{SOAP}', by=2)", data)
-        self.assertEqual((d["lib"], d["common"], d["factors"]["codec"]),
+        self.assertEqual((d["lib"], d["common"], d["factors"]["json"]),
                          ("holds", "does not hold", "holds"))
         self.assertRegex(d["who"], r"^stack: the HTTP stack's \(common transport: does not "
                                    r"hold\);")
-        self.assertNotIn("codec library's", d["who"])
+        self.assertNotIn("JSON library's", d["who"])
         # Both flip it: both are named.
         data = rows(REST, scaled(10)) + rows(SOAP, scaled(30)) + rows(SOAP_BEAST, scaled(10)) + \
             rows(JSON_SIMD, scaled(20))
         d = self.decide(f"faster('{REST}', '{SOAP}', by=2)", data)
-        self.assertRegex(d["who"], r"^stack, codec: the HTTP stack's and the codec library's")
+        self.assertRegex(d["who"], r"^stack, json: the HTTP stack's and the JSON library's")
 
     def test_agreement_everywhere_is_the_protocols(self):
         data = rows(REST, scaled(10)) + rows(SOAP, scaled(30)) + rows(SOAP_BEAST, scaled(25)) + \
             rows(JSON_SIMD, scaled(9))
         d = self.decide(f"faster('{REST}', '{SOAP}', by=2)", data)
         self.assertRegex(d["who"], r"^protocol: both ways agree, the protocol's \(common "
-                                   r"transport, other codec library\)")
+                                   r"transport, JSON parsed by simdjson\)")
         self.assertNotIn("undetermined", d["who"])
-        # Without the codec rows the codec library's part is undetermined.
+        # Without the codec rows the JSON library's part is undetermined.
         d = self.decide(f"faster('{REST}', '{SOAP}', by=2)", data[:-6])
-        self.assertRegex(d["factors"]["codec"], r"^not measurable here: beast/json-simdjson")
+        self.assertRegex(d["factors"]["json"], r"^not measurable here: beast/json-simdjson")
         self.assertRegex(d["who"], r"^protocol: both ways agree, the protocol's \(common "
-                                   r"transport\); undetermined for the codec library's "
+                                   r"transport\); undetermined for the JSON library's "
                                    r"\(not measurable here\)")
 
     def test_e7_with_the_common_server_is_the_threading_models(self):

@@ -199,9 +199,31 @@ class GlanceTest(unittest.TestCase):
                 if kind:
                     seen[kind] = seen.get(kind, 0) + 1
             self.assertEqual({k: v for k, v in counts[key].items() if v}, seen, key)
+        # Whose effect: the protocol's, or each factor that flips the verdict.
+        who = [row[-1] for row in rows]
+        self.assertEqual(counts["protocol"], sum(w.startswith("protocol: both") for w in who))
+        for name, n in counts["flipped"].items():
+            self.assertEqual(n, sum(name in w.split(":")[0].split(", ") for w in who
+                                    if not w.startswith("protocol")), name)
         table = table_rows(glance.claims_table(counts), "decided by")
         self.assertEqual(table[0][1:], [str(counts["lib"][k]) for k in glance.VERDICTS]
                          + [str(len(rows))])
+
+    def test_flips_are_counted_per_factor(self):
+        decisions = [{"lib": "holds", "common": "does not hold", "who": w} for w in (
+            "protocol: both ways agree, the protocol's (common transport)",
+            "stack: the HTTP stack's (common transport: does not hold)",
+            "stack, json: the HTTP stack's and the JSON library's (...)",
+            "xml: the XML codec's (XML base64 unwrapped: holds)",
+            "protocol (one stack, beast)", "undetermined: not decided as written")]
+        saved = glance.claim_decisions
+        glance.claim_decisions = lambda folder: [({}, d) for d in decisions]
+        try:
+            counts = glance.claim_counts("unused")
+        finally:
+            glance.claim_decisions = saved
+        self.assertEqual(counts["protocol"], 1)
+        self.assertEqual(counts["flipped"], {"stack": 2, "xml": 1, "json": 1})
 
     def test_machine_line_and_plot(self):
         block = glance.glance(FIXTURE, "docs/results/2026-11-26-0e49f1f")

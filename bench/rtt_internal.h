@@ -42,7 +42,23 @@ class State;
 
 namespace wsb::bench::rtt {
 
-enum class Op { ping, get, echo, register_client, send, receive, unregister, primes, define, put };
+enum class Op {
+  ping,
+  get,
+  echo,
+  register_client,
+  send,
+  receive,
+  unregister,
+  primes,
+  define,
+  put,
+  upload
+};
+
+// The stacks whose client maps E9's upload (Client::upload): the gSOAP
+// stacks, where E9 runs.
+bool maps_upload(const StackEntry& stack);
 
 // E8's rows look up and write one word of the list, with its generated
 // definition, so the database stays as built.
@@ -56,7 +72,7 @@ struct RttCase {
   const StackEntry* stack;
   std::string codec;
   Op op;
-  PayloadSpec spec;  // get, echo, send, receive
+  PayloadSpec spec;  // get, echo, send, receive, upload
   std::uint32_t primes = 0;
   Placement placement;
   unsigned size_multiple = 1;                    // define, put: the dictionary's definitions

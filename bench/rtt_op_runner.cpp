@@ -8,6 +8,7 @@
 #include "common/clock.h"
 #include "common/codec.h"
 #include "common/dictionary.h"
+#include "common/service.h"
 #include "harness/profiling.h"
 #include "harness/request_check.h"
 #include "payload_cache.h"
@@ -17,7 +18,8 @@ namespace wsb::bench::rtt {
 
 OpRunner::OpRunner(Client& client, const RttCase& c)
     : client_(client), c_(c), fidelity_(find_codec(c.codec).make()->double_fidelity()) {
-  if (c.op == Op::get || c.op == Op::echo || c.op == Op::send || c.op == Op::receive)
+  if (c.op == Op::get || c.op == Op::echo || c.op == Op::send || c.op == Op::receive ||
+      c.op == Op::upload)
     payload_ = &cached_payload(c.spec);
   if (c.op == Op::send || c.op == Op::receive) {
     message_ = std::get_if<Message>(payload_);
@@ -27,6 +29,9 @@ OpRunner::OpRunner(Client& client, const RttCase& c)
   if (c.op == Op::primes) expected_text_ = pool->service().primes(c.primes);
   if (c.op == Op::define || c.op == Op::put)
     expected_text_ = generated_definition(kDictionaryWord, c.size_multiple);
+  // The receipt the server must send back: computed here from what is
+  // sent, once, outside every timed call.
+  if (c.op == Op::upload) expected_text_ = upload_receipt(*payload_);
 }
 
 OpRunner::~OpRunner() {
@@ -77,7 +82,8 @@ std::string OpRunner::verify() {
 }
 
 std::string OpRunner::check_request(const Service& service) const {
-  if (c_.op == Op::echo) return check_received(service, *payload_, fidelity_);
+  if (c_.op == Op::echo || c_.op == Op::upload)
+    return check_received(service, *payload_, fidelity_);
   if (c_.op == Op::send) return check_received(service, *message_, fidelity_);
   return "";
 }
@@ -129,6 +135,9 @@ void OpRunner::call() {
     case Op::put:
       client_.put(kDictionaryWord, expected_text_);
       break;
+    case Op::upload:
+      text_ = client_.upload(*payload_);
+      break;
   }
 }
 
@@ -154,6 +163,10 @@ std::string OpRunner::check() const {
       return text_ == expected_text_ ? "" : "primes reply differs";
     case Op::define:
       return text_ == expected_text_ ? "" : "define reply differs";
+    case Op::upload:
+      return text_ == expected_text_
+                 ? ""
+                 : "upload receipt '" + text_ + "', expected '" + expected_text_ + "'";
     default:
       return "";
   }

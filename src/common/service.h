@@ -84,6 +84,12 @@ class PayloadCache {
 
 inline constexpr const char* kPingReply = "pong";
 
+// What an upload's reply says of the payload received: "<raw_size> <a 64-bit
+// FNV-1a-style hash of its fields, taken 8 bytes at a time, hex>". The
+// client computes it from what it sent; doubles are hashed by their bits,
+// so it checks an exact round trip.
+std::string upload_receipt(const Payload& payload);
+
 class Service {
  public:
   // Runs on entry to every operation, on the server's thread. For tests
@@ -116,6 +122,11 @@ class Service {
   // sees what the server received.
   const Payload& echo(const Payload& payload);
 
+  // E9's upload (cha-et-al's direction: the client sends the large data):
+  // takes any payload and answers with upload_receipt() of what it decoded,
+  // so the client can tell a wrong decode from a right one by a short reply.
+  std::string upload(const Payload& payload);
+
   // E5: the messaging service. Queue ids are opaque decimal strings.
   std::string register_client();
   void send_message(const std::string& queue, Message message);
@@ -144,7 +155,7 @@ class Service {
   const ServiceLimits& limits() const { return limits_; }
 
   // Verification of the request direction: while on, the service keeps a
-  // copy of the last echo's payload or sent message, for the benchmark to
+  // copy of the last echo's or upload's payload or sent message, for the benchmark to
   // compare with what its client sent. Off (and copying nothing) while a
   // benchmark times; switching it on forgets the previous record.
   void record_requests(bool on);

@@ -93,6 +93,12 @@ class Client {
   // HTTP 404, a SOAP Fault, XML-RPC fault 404), and insert-or-replace.
   virtual std::string define(const std::string& word) = 0;
   virtual void put(const std::string& word, const std::string& definition) = 0;
+  // E9's upload: sends `payload`, returns the server's receipt
+  // (upload_receipt() of what it decoded, common/service.h). Mapped on the
+  // gSOAP stacks only, where E9 runs; elsewhere a CallError.
+  virtual std::string upload(const Payload& /*payload*/) {
+    throw CallError("upload: not mapped on this stack");
+  }
 
   // Client points of the last call (kInvoke, kRequestWritten,
   // kResponseReceived, kDecoded); 0 where the stack exposes none or probes

@@ -219,6 +219,18 @@ class GsoapClient final : public Client {
     check(proxy_.recv_put(response));
   }
 
+  std::string upload(const Payload& payload) override {
+    const Call call(*this);
+    wsb__Payload request;
+    const Binder binder(proxy_.soap, attachments_);
+    binder.payload(payload, request.__union_payload, request.payload);
+    declare_used(proxy_.soap, binder.used());
+    std::string receipt;
+    send(proxy_.send_upload(nullptr, kAction, &request));
+    check(proxy_.recv_upload(receipt));
+    return receipt;
+  }
+
   const Timeline& last_timeline() const override { return timeline_; }
 
   bool request_server_timing() override {

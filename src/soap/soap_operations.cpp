@@ -113,6 +113,18 @@ int Operations::define(const std::string& word, std::string& definition) {
   });
 }
 
+// The payload is unbound into the model, as echo's is, so the receipt is
+// of what a service would have received.
+int Operations::upload(wsb__Payload* payload, std::string& receipt) {
+  return run([&] {
+    if (payload == nullptr) throw DecodeError("upload without a payload");
+    echoed_ = unbinder().payload(payload->__union_payload, payload->payload, "payload");
+    parsed();
+    receipt = service_.upload(echoed_);
+    serviced();
+  });
+}
+
 int Operations::put(const std::string& word, const std::string& definition, wsb__putResponse&) {
   return run([&] {
     parsed();

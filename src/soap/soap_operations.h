@@ -62,6 +62,7 @@ class Operations final : public wsbenchService {
   int define(const std::string& word, std::string& definition) override;
   int put(const std::string& word, const std::string& definition,
           wsb__putResponse& response) override;
+  int upload(wsb__Payload* payload, std::string& receipt) override;
 
  private:
   template <class F>

@@ -268,3 +268,7 @@ int wsb__define(xsd__string word, xsd__string &definition);
 
 /// E8's dictionary: inserts the word or replaces its definition.
 int wsb__put(xsd__string word, xsd__string definition, struct wsb__putResponse &response);
+
+/// E9's upload (cha-et-al's direction): takes a payload, answers with a
+/// receipt of what it decoded, "<raw bytes> <64-bit hash, hex>" (wsb::upload_receipt).
+int wsb__upload(struct wsb__Payload *payload, xsd__string &receipt);

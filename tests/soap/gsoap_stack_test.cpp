@@ -329,9 +329,10 @@ TEST_F(GsoapStack, WsdlIsPublishedWithTheServersLocation) {
   std::vector<std::string> operations;
   for (const xmlNode* op = port_type->children; op != nullptr; op = op->next)
     if (op->type == XML_ELEMENT_NODE) operations.push_back(attribute(op, "name"));
-  EXPECT_EQ(operations, (std::vector<std::string>{"ping", "get", "echo", "RegisterClient",
-                                                  "SendMessage", "ReceiveMessage",
-                                                  "UnregisterClient", "primes", "define", "put"}));
+  EXPECT_EQ(operations,
+            (std::vector<std::string>{"ping", "get", "echo", "RegisterClient", "SendMessage",
+                                      "ReceiveMessage", "UnregisterClient", "primes", "define",
+                                      "put", "upload"}));
   EXPECT_EQ(attribute(find_element(root, "binding")->children
                           ? find_element(find_element(root, "binding")->children, "binding")
                           : nullptr,

@@ -109,6 +109,7 @@ class AnchorService final : public wsbenchService {
   int put(const std::string&, const std::string&, wsb__putResponse&) override {
     return unsupported();
   }
+  int upload(wsb__Payload*, std::string&) override { return unsupported(); }
 
  private:
   int fault(const char* what) {

@@ -5,6 +5,7 @@
 #include <libxml/xmlIO.h>
 #include <libxml/xmlwriter.h>
 
+#include <algorithm>
 #include <charconv>
 #include <cstring>
 #include <limits>
@@ -266,6 +267,18 @@ void XmlWritingCodec::encode_model(const Model& in, std::string& out) {
     writer_.reset();  // its element stack is unknown now; start afresh next time
     throw;
   }
+}
+
+std::string XmlWritingCodec::not_applicable(const Payload& payload) const {
+  if (base64_ == XmlBase64::wrapped) return {};
+  const auto attached = [](const Message& m) { return !m.attachment.empty(); };
+  const auto* one = std::get_if<Message>(&payload);
+  const auto* list = std::get_if<MessageList>(&payload);
+  const auto* binary = std::get_if<Binary>(&payload);
+  if ((one != nullptr && attached(*one)) || (binary != nullptr && !binary->data.empty()) ||
+      (list != nullptr && std::any_of(list->messages.begin(), list->messages.end(), attached)))
+    return {};
+  return "no binary: xml-unwrapped output identical to xml";
 }
 
 void XmlWritingCodec::encode(const Payload& in, std::string& out) { encode_model(in, out); }

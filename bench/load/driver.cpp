@@ -4,6 +4,7 @@
 #include <atomic>
 #include <cctype>
 #include <cmath>
+#include <condition_variable>
 #include <mutex>
 #include <random>
 #include <system_error>
@@ -70,11 +71,40 @@ void count_at(std::vector<std::uint64_t>& series, std::size_t second) {
   ++series[second];
 }
 
+// A flag set once, with a wake-up for the threads waiting on it: E8's
+// search starts thousands of clients whose turn comes late, and polling
+// them would load the driver's vCPU while the ramp is being measured.
+class Signal {
+ public:
+  bool is_set() const { return flag_.load(std::memory_order_relaxed); }
+  void set() {
+    {
+      std::lock_guard lock(mutex_);
+      flag_ = true;
+    }
+    wake_.notify_all();
+  }
+  // Until the flag is set or `deadline` passes; true if it is set.
+  bool wait_until(Clock::time_point deadline) {
+    std::unique_lock lock(mutex_);
+    return wake_.wait_until(lock, deadline, [this] { return flag_.load(); });
+  }
+  void wait() {
+    std::unique_lock lock(mutex_);
+    wake_.wait(lock, [this] { return flag_.load(); });
+  }
+
+ private:
+  std::atomic<bool> flag_{false};
+  std::mutex mutex_;
+  std::condition_variable wake_;
+};
+
 // One client's loop: calls until its count, the run's end or a stop.
 class ClientLoop {
  public:
-  ClientLoop(const Target& target, const LoadSpec& spec, std::atomic<bool>& stop,
-             std::uint64_t seed, int index)
+  ClientLoop(const Target& target, const LoadSpec& spec, Signal& stop, std::uint64_t seed,
+             int index)
       : target_(target), spec_(spec), stop_(stop), random_(seed), index_(index) {}
 
   // The run's clock, set once every thread exists (creating a thousand
@@ -85,10 +115,8 @@ class ClientLoop {
     Clock::time_point intended =
         start_ +
         (spec_.client_starts.empty() ? index_ * spec_.ramp_interval : spec_.client_starts[index_]);
-    // Waits in slices: a run that stops early does not wait for late joiners.
-    while (Clock::now() < intended && !stop_.load(std::memory_order_relaxed))
-      std::this_thread::sleep_until(
-          std::min(intended, Clock::now() + std::chrono::milliseconds(10)));
+    // Woken by a stop: a run that stops early does not wait for late joiners.
+    if (Clock::now() < intended) stop_.wait_until(intended);
     const bool open = spec_.arrivals != Arrivals::closed;
     // wrk2's scheme: each client sends at rate / clients; its own arrivals
     // are Poisson or evenly spaced, so together they are too.
@@ -107,7 +135,7 @@ class ClientLoop {
       }
       // An open loop makes every call due before the end, even one a
       // stalled server made late: dropping it would hide the backlog.
-      if (stop_.load(std::memory_order_relaxed) || (!open && Clock::now() >= end_)) break;
+      if (stop_.is_set() || (!open && Clock::now() >= end_)) break;
       one_call(open ? std::optional(intended) : std::nullopt);
     }
   }
@@ -172,7 +200,7 @@ class ClientLoop {
       const auto offset = std::chrono::duration_cast<std::chrono::nanoseconds>(sent - start_);
       if (!tally_.first_failure_sent || offset < *tally_.first_failure_sent)
         tally_.first_failure_sent = offset;
-      if (spec_.stop_on_failure) stop_ = true;
+      if (spec_.stop_on_failure && !stop_.is_set()) stop_.set();
       if (latency > spec_.timeout)
         tally_.add_error(ErrorKind::timeout, failure ? "after the timeout: " + failure->message
                                                      : "a reply came after the timeout");
@@ -189,7 +217,7 @@ class ClientLoop {
   const Target& target_;
   const LoadSpec& spec_;
   Clock::time_point start_, end_;
-  std::atomic<bool>& stop_;
+  Signal& stop_;
   std::mt19937_64 random_;
   int index_;
   std::unique_ptr<Session> session_;
@@ -319,7 +347,7 @@ std::vector<RunResult> run_load(const std::vector<Target>& targets, const LoadSp
   if (spec.series_interval.count() <= 0)
     throw std::invalid_argument("the series interval must be positive");
 
-  std::atomic<bool> stop{false}, go{false};
+  Signal stop, go;
   Clock::time_point start, end;
   std::vector<std::unique_ptr<ClientLoop>> loops;
   std::vector<std::thread> threads;
@@ -333,7 +361,7 @@ std::vector<RunResult> run_load(const std::vector<Target>& targets, const LoadSp
     for (auto& loop : loops) {
       threads.emplace_back([&loop, &running, &go, &start, &end, cpu] {
         pin_current_thread(cpu);
-        while (!go.load()) std::this_thread::sleep_for(std::chrono::microseconds(200));
+        go.wait();
         loop->run(start, end);
         running.fetch_sub(1);
       });
@@ -342,8 +370,8 @@ std::vector<RunResult> run_load(const std::vector<Target>& targets, const LoadSp
   } catch (const std::system_error& e) {
     // Out of threads (a client count beyond the process's limits): the
     // clients started so far leave without calling.
-    stop = true;
-    go = true;
+    stop.set();
+    go.set();
     for (auto& thread : threads) thread.join();
     throw std::runtime_error("cannot start " + std::to_string(loops.size()) +
                              " client threads: " + e.what());
@@ -351,13 +379,13 @@ std::vector<RunResult> run_load(const std::vector<Target>& targets, const LoadSp
   start = Clock::now() + std::chrono::milliseconds(5);
   end = start + spec.max_time;
   if (spec.duration.count() > 0) end = std::min(end, start + spec.duration);
-  go = true;
+  go.set();
   // A timeout past the run's end (its duration, or the hard bound), calls
   // still in progress are stuck.
   bool overran = false;
   const auto stuck_after = end + spec.timeout;
   while (running.load() > 0) {
-    if (Clock::now() >= start + spec.max_time) stop = true;
+    if (Clock::now() >= start + spec.max_time && !stop.is_set()) stop.set();
     if (Clock::now() >= stuck_after && !overran) {
       overran = true;
       if (spec.on_overrun) spec.on_overrun();

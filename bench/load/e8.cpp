@@ -1,8 +1,12 @@
 #include "load/e8.h"
 
+#include <dirent.h>
+#include <sys/resource.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <fstream>
 #include <limits>
 #include <map>
 #include <stdexcept>
@@ -65,7 +69,105 @@ const UserStep* step_with(const RunRecord& r, int users) {
 
 std::string protocol_of(const RunRecord& r) { return r.run.label.substr(0, r.run.label.find(' ')); }
 
+// Above this share of its vCPUs the driver, not the server, may be why a
+// call came late.
+constexpr double kDriverSaturatedPercent = 90;
+
+long read_long(const char* path) {
+  std::ifstream in(path);
+  long v = -1;
+  in >> v;
+  return in ? v : -1;
+}
+
+int open_fds() {
+  int n = 0;
+  if (DIR* dir = ::opendir("/proc/self/fd")) {
+    while (::readdir(dir) != nullptr) ++n;
+    ::closedir(dir);
+  }
+  return n;
+}
+
+// The system's tasks now (/proc/loadavg's "running/total").
+long system_tasks() {
+  std::ifstream in("/proc/loadavg");
+  std::string a, b, c, tasks;
+  in >> a >> b >> c >> tasks;
+  const auto slash = tasks.find('/');
+  return slash == std::string::npos ? -1 : std::atol(tasks.c_str() + slash + 1);
+}
+
+std::string error_kinds(const Tally& tally) {
+  std::string kinds;
+  for (std::size_t k = 0; k < kErrorKinds; ++k)
+    if (tally.errors[k] > 0)
+      kinds +=
+          (kinds.empty() ? "" : ", ") + std::string(error_kind_name(static_cast<ErrorKind>(k)));
+  return kinds;
+}
+
+// Why the search ended, from the record's steps (filled) and run.
+std::string search_end(const RunRecord& record, const E8Plan& plan, int failed_users) {
+  const auto at = [](int users) { return " at " + std::to_string(users) + " users"; };
+  const auto& tally = record.run.tally;
+  if (tally.first_failure_sent) {
+    const auto* s = step_with(record, failed_users);
+    const double busy = s ? s->driver_cpu_percent / record.driver_cpus : kNotReported;
+    // A timeout while the driver's vCPU was saturated may be the driver's
+    // own lateness in reading the reply.
+    if (std::isfinite(busy) && busy >= kDriverSaturatedPercent &&
+        tally.errors[static_cast<std::size_t>(ErrorKind::timeout)] > 0) {
+      char text[160];
+      std::snprintf(text, sizeof text,
+                    "load side's limit: the driver's CPU (%.0f%% of its vCPUs) at %d users, "
+                    "where a call failed (%s)",
+                    busy, failed_users, error_kinds(tally).c_str());
+      return text;
+    }
+    return "server's limit: a call failed" + at(failed_users) + " (" + error_kinds(tally) + ")";
+  }
+  const int last = record.steps.empty() ? 0 : record.steps.back().users;
+  if (record.run.overran) return "overran" + at(last) + ": calls stuck past the timeout";
+  if (record.steps.size() == plan.steps().size()) return plan.bound + at(last);
+  return "the run's time bound (--max-time)" + at(last);
+}
+
 }  // namespace
+
+LoadSideLimit load_side_limit() {
+  LoadSideLimit limit;
+  const auto tighter = [&limit](long users, std::string which) {
+    if (users >= 0 && users < limit.users) {
+      limit.users = static_cast<int>(users);
+      limit.which = std::move(which);
+    }
+  };
+  rlimit files{};
+  if (::getrlimit(RLIMIT_NOFILE, &files) == 0) {
+    if (files.rlim_cur < files.rlim_max) {
+      files.rlim_cur = files.rlim_max;
+      ::setrlimit(RLIMIT_NOFILE, &files);
+      ::getrlimit(RLIMIT_NOFILE, &files);
+    }
+    // Two a user: libcurl's client keeps a wake-up pair beside its socket.
+    constexpr long kFdsPerUser = 2, kSpare = 64;
+    if (files.rlim_cur != RLIM_INFINITY)
+      tighter((static_cast<long>(files.rlim_cur) - open_fds() - kSpare) / kFdsPerUser,
+              "file descriptors (soft limit " + std::to_string(files.rlim_cur) + ", 2 a user)");
+  }
+  // A driver thread and a server thread a user, beside the tasks running.
+  long threads =
+      std::min(read_long("/proc/sys/kernel/threads-max"), read_long("/proc/sys/kernel/pid_max"));
+  rlimit processes{};
+  if (::getrlimit(RLIMIT_NPROC, &processes) == 0 && processes.rlim_cur != RLIM_INFINITY)
+    threads = std::min(threads, static_cast<long>(processes.rlim_cur));
+  const long tasks = system_tasks();
+  if (threads > 0 && tasks >= 0)
+    tighter((threads - tasks - 256) / 2, "threads (" + std::to_string(threads) + " allowed, " +
+                                             std::to_string(tasks) + " running, 2 a user)");
+  return limit;
+}
 
 std::vector<UserStep> E8Plan::steps() const {
   std::vector<UserStep> out;
@@ -91,23 +193,65 @@ milliseconds E8Plan::duration() const {
   return ramp_every * ramp_to + search_hold * static_cast<long>(search_users.size());
 }
 
-std::vector<int> parse_search_users(const std::string& text, int ramp_to) {
-  if (text == "none") return {};
-  int first = 0, step = 0, last = 0;
-  char extra = 0;
-  if (std::sscanf(text.c_str(), "%d:%d:%d%c", &first, &step, &last, &extra) != 3 || step < 1 ||
-      last < first)
-    throw std::invalid_argument("E8's --search takes FIRST:STEP:LAST (24:8:128) or none, not '" +
-                                text + "'");
+SearchSteps parse_search(const std::string& text, int ramp_to, const LoadSideLimit& limit) {
+  if (text == "none") return {{}, "the ramp's end (no search)"};
+  const auto bad = [&text] {
+    return std::invalid_argument(
+        "E8's --search takes FIRST:STEP:LAST (24:8:128, 24:x1.5:max) or none, not '" + text + "'");
+  };
+  const auto first_colon = text.find(':'), second_colon = text.find(':', first_colon + 1);
+  if (second_colon == std::string::npos) throw bad();
+  const std::string first_text = text.substr(0, first_colon),
+                    step_text = text.substr(first_colon + 1, second_colon - first_colon - 1),
+                    last_text = text.substr(second_colon + 1);
+  const auto whole = [&bad](const std::string& t) {
+    std::size_t used = 0;
+    int v = 0;
+    try {
+      v = std::stoi(t, &used);
+    } catch (const std::exception&) {
+      throw bad();
+    }
+    if (used != t.size() || v < 1) throw bad();
+    return v;
+  };
+  const int first = whole(first_text);
+  double factor = 0;
+  int step = 0;
+  if (step_text.starts_with("x")) {
+    std::size_t used = 0;
+    try {
+      factor = std::stod(step_text.substr(1), &used);
+    } catch (const std::exception&) {
+      throw bad();
+    }
+    if (used + 1 != step_text.size() || !(factor > 1)) throw bad();
+  } else {
+    step = whole(step_text);
+  }
+  SearchSteps out;
+  int last = limit.users;
+  out.bound = "load side's limit: " + limit.which;
+  if (last_text != "max") {
+    const int cap = whole(last_text);
+    if (cap < first) throw bad();
+    if (cap <= limit.users) {
+      last = cap;
+      out.bound = "the search's cap (" + last_text + ")";
+    }
+  }
   if (first <= ramp_to)
     throw std::invalid_argument("E8's search starts above the ramp's " + std::to_string(ramp_to) +
                                 " users, not at " + std::to_string(first));
-  if (last > kMaxClients)
-    throw std::invalid_argument("E8's search goes to at most " + std::to_string(kMaxClients) +
-                                " users");
-  std::vector<int> users;
-  for (int u = first; u <= last; u += step) users.push_back(u);
-  return users;
+  if (first > last)
+    throw std::invalid_argument("E8's search starts at " + std::to_string(first) +
+                                " users, beyond the " + out.bound);
+  for (long u = first; u <= last;
+       u = factor > 0 ? std::max(u + 1, std::lround(static_cast<double>(u) * factor)) : u + step)
+    out.users.push_back(static_cast<int>(u));
+  // The bound itself is a step: a search "at its bound" served that many.
+  if (out.users.back() < last) out.users.push_back(last);
+  return out;
 }
 
 LoadSpec e8_spec(const E8Plan& plan) {
@@ -144,6 +288,10 @@ void add_e8_steps(RunRecord& record, const E8Plan& plan) {
     const auto a = cpu_at(samples, offset + s.from_s), b = cpu_at(samples, offset + s.to_s);
     if (a && b) s.cpu_percent = 100 * (*b - *a) / (s.to_s - s.from_s);
     s.rss_mb = rss_mb_in(samples, offset + s.from_s, offset + s.to_s);
+    const double d = record.driver_samples_offset_s;
+    const auto da = cpu_at(record.driver_samples, d + s.from_s),
+               db = cpu_at(record.driver_samples, d + s.to_s);
+    if (da && db) s.driver_cpu_percent = 100 * (*db - *da) / (s.to_s - s.from_s);
     record.steps.push_back(s);
   }
   // The earliest failed call's send time falls in some step: the step
@@ -152,17 +300,22 @@ void add_e8_steps(RunRecord& record, const E8Plan& plan) {
   // could not time (clients or server starved of CPU): nothing is known
   // to have been served.
   record.max_users_at_bound = false;
+  int failed_users = 0;  // the users of the step the first failed call was sent in
   if (tally.first_failure_sent || record.run.overran) {
     const double t = tally.first_failure_sent
                          ? std::chrono::duration<double>(*tally.first_failure_sent).count()
                          : 0;
     record.max_users = 0;
-    for (const auto& s : record.steps)
+    for (const auto& s : record.steps) {
       if (s.to_s <= t) record.max_users = s.users;
+      if (s.from_s <= t && failed_users == 0 && t < s.to_s) failed_users = s.users;
+    }
+    if (failed_users == 0 && !record.steps.empty()) failed_users = record.steps.back().users;
   } else {
     record.max_users = record.steps.empty() ? 0 : record.steps.back().users;
     record.max_users_at_bound = !record.steps.empty() && record.steps.size() == plan.steps().size();
   }
+  record.search_end = search_end(record, plan, failed_users);
 }
 
 void print_e8(std::FILE* out, const std::vector<RunRecord>& records, const E8Plan& plan) {
@@ -177,9 +330,9 @@ void print_e8(std::FILE* out, const std::vector<RunRecord>& records, const E8Pla
                plan.define_percent, 100 - plan.define_percent, kDictionarySampleWords,
                seconds(plan.ramp_every), plan.ramp_to);
   if (!plan.search_users.empty())
-    std::fprintf(out, ", then %d to %d in %zu steps of %.2f s, until the first failed call",
+    std::fprintf(out, ", then %d to %d in %zu steps of %.2f s, until the first failed call or %s",
                  plan.search_users.front(), plan.search_users.back(), plan.search_users.size(),
-                 seconds(plan.search_hold));
+                 seconds(plan.search_hold), plan.bound.c_str());
   std::fprintf(out,
                "\nCPU %%: the server's user+system CPU over the step's wall time (100 = one vCPU); "
                "RSS: its largest sample in the step (MB); max users: the most served with no "
@@ -208,6 +361,11 @@ void print_e8(std::FILE* out, const std::vector<RunRecord>& records, const E8Pla
                  r->max_users_at_bound ? ">=" : "", r->max_users,
                  r->run.overran ? " (overran: calls stuck past the timeout)" : "");
   }
+  std::fprintf(out, "\nsearch ended (what stopped each run's users from growing):\n");
+  for (const auto* r : e8)
+    std::fprintf(out, "%-18s %4s %3d: %s\n", protocol_of(*r).c_str(),
+                 ("x" + std::to_string(r->size_multiple)).c_str(), r->repetition,
+                 r->search_end.c_str());
   // Over time: a row per user step, per size a column pair per protocol;
   // the first repetition's (the JSON has every one's).
   std::map<unsigned, std::vector<const RunRecord*>> by_size;

@@ -28,8 +28,10 @@ std::string errors_text(const Tally& t) {
 
 // CPU milliseconds the server spent per call made (failed ones included:
 // a late reply was still the server's work).
+// A server shared by two targets: over both's calls.
 double cpu_ms_per_request(const RunRecord& r) {
-  const std::uint64_t calls = r.run.tally.ok + r.run.tally.failed();
+  const std::uint64_t calls =
+      r.server_calls > 0 ? r.server_calls : r.run.tally.ok + r.run.tally.failed();
   if (!r.server || calls == 0) return kNotReported;
   return r.server->cpu_s * 1e3 / static_cast<double>(calls);
 }
@@ -103,20 +105,27 @@ void print_e7(std::FILE* out, const std::vector<RunRecord>& records) {
     if (r.experiment != "E7") continue;
     operation = r.run.label.substr(r.run.label.find(' ') + 1);
     if (std::find(shapes.begin(), shapes.end(), r.shape) == shapes.end()) shapes.push_back(r.shape);
-    const bool rest = r.run.label.starts_with("beast/");
+    const bool rest = r.run.label.starts_with("beast/json");
     const bool simultaneous = r.column.find('+') != std::string::npos;
+    // SOAP on Beast's server (and REST beside it there): the concurrency
+    // model matched, marked "B".
+    const bool matched =
+        r.run.label.starts_with("beast/soap") || r.column.find("Beast") != std::string::npos;
     // gRPC, beyond the paper, runs alone in a column of its own.
     const std::string column = r.run.label.starts_with("grpc/")
                                    ? "gRPC"
                                    : std::string(rest ? "REST" : "SOAP") +
-                                         (simultaneous ? (rest ? " w/ SOAP" : " w/ REST") : "");
+                                         (simultaneous ? (rest ? " w/ SOAP" : " w/ REST") : "") +
+                                         (matched ? " B" : "");
     cells[{r.shape, column}].push_back(&r);
     n_min = std::min(n_min, r.run.tally.latency.count());
     n_max = std::max(n_max, r.run.tally.latency.count());
     repetitions = std::max(repetitions, r.repetitions);
   }
   if (shapes.empty()) return;
-  const std::vector<std::string> columns = {"REST", "SOAP", "REST w/ SOAP", "SOAP w/ REST", "gRPC"};
+  const std::vector<std::string> columns = {"REST",           "SOAP",   "REST w/ SOAP",
+                                            "SOAP w/ REST",   "SOAP B", "REST w/ SOAP B",
+                                            "SOAP w/ REST B", "gRPC"};
   using Runs = std::vector<const RunRecord*>;
   // A figure over a cell's repetitions, as text.
   using Figure = std::function<std::string(const Runs&)>;
@@ -176,7 +185,9 @@ void print_e7(std::FILE* out, const std::vector<RunRecord>& records) {
                "\nE7: %s, shape = threads x requests per thread; n = %s successful calls per "
                "repetition, %d repetitions per cell, each against servers of its own; average: "
                "the mean of the repetitions' means; standard deviation: within a repetition "
-               "(the paper's), the mean over repetitions; min, max: over all\n",
+               "(the paper's), the mean over repetitions; min, max: over all; B: on Beast's "
+               "server, every encoding on the same I/O thread (the other SOAP columns: gSOAP's "
+               "thread per connection)\n",
                operation.c_str(), n.c_str(), repetitions);
   for (const auto& [title, show] : tables) {
     std::fprintf(out, "\n%-28s", title.c_str());
@@ -305,6 +316,8 @@ std::string write_json(const std::filesystem::path& file, const ContextPairs& co
         w.Int(r.max_users);
         w.Key("max_users_at_bound");
         w.Bool(r.max_users_at_bound);
+        w.Key("search_end");
+        w.String(r.search_end.c_str());
         w.Key("steps");
         w.StartArray();
         for (const auto& step : r.steps) {
@@ -319,6 +332,7 @@ std::string write_json(const std::filesystem::path& file, const ContextPairs& co
           w.Uint64(step.failed);
           number("cpu_percent", step.cpu_percent);
           number("rss_mb", step.rss_mb);
+          number("driver_cpu_percent", step.driver_cpu_percent);
           w.EndObject();
         }
         w.EndArray();
@@ -337,6 +351,9 @@ std::string write_json(const std::filesystem::path& file, const ContextPairs& co
         number("cpu_s", r.server->cpu_s);
         number("wall_s", r.server->wall_s);
         number("cpu_ms_per_request", cpu_ms_per_request(r));
+        // A server shared with another target: the calls its CPU is over.
+        w.Key("calls");
+        w.Uint64(r.server_calls > 0 ? r.server_calls : r.run.tally.ok + r.run.tally.failed());
         number("cpu_percent", r.server->wall_s > 0 ? 100 * r.server->cpu_s / r.server->wall_s : 0);
         w.Key("rss_peak_kb");
         w.Uint64(r.server->peak_rss_kb);

@@ -24,6 +24,8 @@ struct UserStep {
   std::uint64_t ok = 0, failed = 0;   // calls completed in the step
   double cpu_percent = kNotReported;  // server CPU / wall time; 100 = one vCPU
   double rss_mb = kNotReported;       // the largest server RSS sampled in it
+  // The driver process's CPU over the step's wall time (100 = one vCPU).
+  double driver_cpu_percent = kNotReported;
 };
 
 struct RunRecord {
@@ -42,6 +44,15 @@ struct RunRecord {
   std::optional<pid_t> server_pid;      // likewise
   // The server's samples, for CPU and RSS over time (a ramp's figures).
   std::vector<UsageSampler::Sample> server_samples;
+  // Calls the sampled server answered in the run, when it served more
+  // targets than this record's (a mixed run on one server): its CPU per
+  // call is over all of them. 0: this record's own calls.
+  std::uint64_t server_calls = 0;
+  // The driver's own samples (E8: its CPU per step), on their own clock,
+  // and the vCPUs it may use (1 when pinned).
+  std::vector<UsageSampler::Sample> driver_samples;
+  double driver_samples_offset_s = 0;
+  int driver_cpus = 1;
   std::string placement;  // "driver cpu 0, server cpu 1"
   // The driver process's user+system CPU per call, over all its targets
   // (with --echo, the echo threads' too: they run in the driver).
@@ -56,6 +67,9 @@ struct RunRecord {
   std::vector<UserStep> steps;
   int max_users = -1;
   bool max_users_at_bound = false;
+  // What ended the search: "server's limit: a call failed at 180 users
+  // (timeout)", "load side's limit: file descriptors (...) at 9958 users".
+  std::string search_end;
 };
 
 // One line per record: throughput, latency percentiles (ms) with n,

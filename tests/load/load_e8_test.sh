@@ -36,6 +36,7 @@ def check(r):
     assert r["experiment"] == "E8" and r["size"] == "x1", r
     assert r["target"] == f"{protocol} dictionary:x1:90", r["target"]
     assert r["max_users"] == 2 and r["max_users_at_bound"], r["max_users"]
+    assert r["search_end"] == "the ramp's end (no search) at 2 users", r["search_end"]
     assert sum(r["errors"].values()) == 0, r["first_errors"]
     steps = r["steps"]
     assert [s["users"] for s in steps] == [1, 2], steps

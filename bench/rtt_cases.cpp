@@ -90,7 +90,8 @@ const StackEntry& anchor_stack(const anchors::AnchorEntry& anchor) {
       anchor.description,
       {anchor.codec},
       [&anchor](Service&, const ServerOptions& options) { return anchor.start_server(options); },
-      [&anchor](const Endpoint& server, const std::string&) { return anchor.connect(server); }});
+      [&anchor](const Endpoint& server, const std::string&) { return anchor.connect(server); },
+      anchor.library_thread_pool});
 }
 
 // True if an anchor of the run anchors this stack and codec.

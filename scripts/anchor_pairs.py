@@ -6,7 +6,9 @@ and scripts/count.py (instructions). docs/anchors.md says what an anchor is.
 
 # The stack and codec each anchor's library anchors (bench/anchors/anchors.cpp;
 # tests/scripts/anchor_pairs_test.py checks the two agree through bench's list).
-ANCHORED = {"beast": "beast/json", "gsoap": "gsoap/soap", "xmlrpc-c": "xmlrpc-c/xmlrpc"}
+# gRPC has two: its examples serve with the synchronous or the callback API.
+ANCHORED = {"beast": "beast/json", "gsoap": "gsoap/soap", "xmlrpc-c": "xmlrpc-c/xmlrpc",
+            "grpc-sync": "grpc/protobuf", "grpc-callback": "grpc/protobuf"}
 
 
 def stack_case(anchor_case):

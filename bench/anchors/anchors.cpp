@@ -2,6 +2,7 @@
 #include "anchors/anchors.h"
 
 #include "anchors/beast/beast_anchor.h"
+#include "anchors/grpc/grpc_anchor.h"
 #include "anchors/gsoap/gsoap_anchor.h"
 #include "anchors/xmlrpc-c/xmlrpc_anchor.h"
 
@@ -20,6 +21,16 @@ const std::vector<AnchorEntry>& all_anchors() {
        "Beast's http_server_async and http_client_sync examples, serving GET /ping and "
        "POST /echo with wsbench's json codec",
        beast::start_server, beast::connect},
+      // Two anchors of one stack: gRPC's examples serve with either API,
+      // and the stack's server is a callback service.
+      {"grpc-sync", "grpc", "protobuf",
+       "gRPC's helloworld greeter_server.cc (synchronous service) and greeter_client.cc "
+       "(generated stub) for Ping and Echo, echo's bytes through wsbench's protobuf codec",
+       grpc_anchor::start_sync_server, grpc_anchor::connect, /*library_thread_pool=*/true},
+      {"grpc-callback", "grpc", "protobuf",
+       "gRPC's helloworld greeter_callback_server.cc (callback service) and greeter_client.cc "
+       "(generated stub) for Ping and Echo, echo's bytes through wsbench's protobuf codec",
+       grpc_anchor::start_callback_server, grpc_anchor::connect, /*library_thread_pool=*/true},
   };
   return anchors;
 }

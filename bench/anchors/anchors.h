@@ -18,12 +18,15 @@
 namespace wsb::anchors {
 
 struct AnchorEntry {
-  std::string library;      // "beast", "gsoap", "xmlrpc-c": the row's name
+  std::string library;      // "beast", "gsoap", "grpc-sync": the row's name
   std::string stack;        // the stack it anchors ("beast")
   std::string codec;        // and its codec ("json"): rtt/<stack>/<codec>/...
   std::string description;  // what it is, in the library's terms
   std::function<std::unique_ptr<Server>(const ServerOptions&)> start_server;
   std::function<std::unique_ptr<Client>(const Endpoint&)> connect;
+  // StackEntry::library_thread_pool, as its stack's: gRPC's pollers grow
+  // by load and stay until the server stops.
+  bool library_thread_pool = false;
 };
 
 // Every anchor this build has (an anchor's library is built where its

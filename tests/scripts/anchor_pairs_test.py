@@ -90,12 +90,35 @@ class Pairs(unittest.TestCase):
                          "rtt/gsoap/soap/ping/split")
         self.assertEqual(anchor_pairs.stack_case("anchor/xmlrpc-c/ping/same"),
                          "rtt/xmlrpc-c/xmlrpc/ping/same")
+        for library in ("grpc-sync", "grpc-callback"):
+            self.assertEqual(anchor_pairs.stack_case(f"anchor/{library}/ping/same"),
+                             "rtt/grpc/protobuf/ping/same")
         self.assertIsNone(anchor_pairs.stack_case("anchor/nginx/ping/same"))
         self.assertIsNone(anchor_pairs.stack_case("rtt/beast/json/ping/same"))
 
     def test_a_pair_needs_both_rows(self):
         self.assertEqual(anchor_pairs.pairs([STACK_CASE, ANCHOR_CASE]), [(STACK_CASE, ANCHOR_CASE)])
         self.assertEqual(anchor_pairs.pairs([ANCHOR_CASE]), [])
+
+    def test_two_anchors_of_one_stack(self):
+        names = ["rtt/grpc/protobuf/ping/same", "anchor/grpc-sync/ping/same",
+                 "anchor/grpc-callback/ping/same"]
+        self.assertEqual(anchor_pairs.pairs(names),
+                         [(names[0], names[1]), (names[0], names[2])])
+        self.assertEqual(unpaired(set(names)), [])
+
+    def test_catches_an_anchor_missing_from_the_table(self):
+        # As if grpc-callback were registered in bench but not in ANCHORED:
+        # its rows are then unpaired, and the bench check below fails.
+        real = dict(anchor_pairs.ANCHORED)
+        del anchor_pairs.ANCHORED["grpc-callback"]
+        try:
+            names = {"rtt/grpc/protobuf/ping/same", "anchor/grpc-sync/ping/same",
+                     "anchor/grpc-callback/ping/same"}
+            self.assertEqual(unpaired(names), ["anchor/grpc-callback/ping/same"])
+        finally:
+            anchor_pairs.ANCHORED.clear()
+            anchor_pairs.ANCHORED.update(real)
 
     def test_ratios_pair_by_repetition_index(self):
         stack = rows(STACK_CASE, STACK, range(6))
@@ -162,7 +185,8 @@ class Count(unittest.TestCase):
 
 def unpaired(names):
     """Anchor rows in `names` whose stack row is missing."""
-    return [n for n in names if n.startswith("anchor/") and anchor_pairs.stack_case(n) not in names]
+    return sorted(n for n in names
+                  if n.startswith("anchor/") and anchor_pairs.stack_case(n) not in names)
 
 
 class BenchRows(unittest.TestCase):
@@ -175,10 +199,15 @@ class BenchRows(unittest.TestCase):
         anchors = [n for n in names if n.startswith("anchor/")]
         self.assertIn("anchor/beast/ping/same", anchors)
         self.assertIn("anchor/beast/echo/message-b/128KiB/same", anchors)
+        for library in ("grpc-sync", "grpc-callback"):
+            self.assertIn(f"anchor/{library}/ping/same", anchors)
+            self.assertIn(f"anchor/{library}/echo/message-b/128KiB/same", anchors)
         self.assertEqual(unpaired(names), [])
         # The check sees a missing stack row.
         self.assertEqual(unpaired(names - {"rtt/beast/json/ping/same"}),
                          ["anchor/beast/ping/same"])
+        self.assertEqual(sorted(unpaired(names - {"rtt/grpc/protobuf/ping/same"})),
+                         ["anchor/grpc-callback/ping/same", "anchor/grpc-sync/ping/same"])
 
 
 if __name__ == "__main__":

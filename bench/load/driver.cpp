@@ -351,7 +351,7 @@ std::vector<RunResult> run_load(const std::vector<Target>& targets, const LoadSp
   Clock::time_point start, end;
   std::vector<std::unique_ptr<ClientLoop>> loops;
   std::vector<std::thread> threads;
-  std::atomic<int> running{0};
+  std::atomic<int> running{0}, waiting{0};
   for (std::size_t t = 0; t < targets.size(); ++t)
     for (int c = 0; c < spec.clients; ++c)
       loops.push_back(std::make_unique<ClientLoop>(targets[t], spec, stop,
@@ -359,8 +359,9 @@ std::vector<RunResult> run_load(const std::vector<Target>& targets, const LoadSp
   const std::optional<int> cpu = spec.client_cpu;
   try {
     for (auto& loop : loops) {
-      threads.emplace_back([&loop, &running, &go, &start, &end, cpu] {
+      threads.emplace_back([&loop, &running, &waiting, &go, &start, &end, cpu] {
         pin_current_thread(cpu);
+        waiting.fetch_add(1);
         go.wait();
         loop->run(start, end);
         running.fetch_sub(1);
@@ -376,6 +377,11 @@ std::vector<RunResult> run_load(const std::vector<Target>& targets, const LoadSp
     throw std::runtime_error("cannot start " + std::to_string(loops.size()) +
                              " client threads: " + e.what());
   }
+  // The clock starts once every thread has run up to the gate: thousands
+  // of new threads still queued for their first slice on the clients'
+  // vCPU would starve the first users' calls (E8's ramp) for seconds.
+  while (waiting.load() < static_cast<int>(loops.size()))
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
   start = Clock::now() + std::chrono::milliseconds(5);
   end = start + spec.max_time;
   if (spec.duration.count() > 0) end = std::min(end, start + spec.duration);

@@ -21,10 +21,10 @@ namespace {
 using namespace std::chrono_literals;
 
 TEST(LoadE8Search, GrowsByAFactorUpToTheLoadSidesLimit) {
-  const LoadSideLimit limit{500, "file descriptors (soft limit 1064, 2 a user)"};
+  const LoadSideLimit limit{500, "file descriptors (soft limit 2064, 4 a user)"};
   const auto open = parse_search("24:x1.5:max", 21, limit);
   EXPECT_EQ(open.users, (std::vector<int>{24, 36, 54, 81, 122, 183, 275, 413, 500}));
-  EXPECT_EQ(open.bound, "load side's limit: file descriptors (soft limit 1064, 2 a user)");
+  EXPECT_EQ(open.bound, "load side's limit: file descriptors (soft limit 2064, 4 a user)");
   // A cap below the limit is the bound, and a step of its own.
   const auto capped = parse_search("24:x2:100", 21, limit);
   EXPECT_EQ(capped.users, (std::vector<int>{24, 48, 96, 100}));
@@ -32,7 +32,7 @@ TEST(LoadE8Search, GrowsByAFactorUpToTheLoadSidesLimit) {
   // A cap above the limit: the limit ends the steps.
   const auto over = parse_search("400:50:1000", 21, limit);
   EXPECT_EQ(over.users, (std::vector<int>{400, 450, 500}));
-  EXPECT_EQ(over.bound, "load side's limit: file descriptors (soft limit 1064, 2 a user)");
+  EXPECT_EQ(over.bound, "load side's limit: file descriptors (soft limit 2064, 4 a user)");
   // The linear form as before.
   EXPECT_EQ(parse_search("24:8:48", 21, limit).users, (std::vector<int>{24, 32, 40, 48}));
   EXPECT_EQ(parse_search("none", 21, limit).users, std::vector<int>{});
@@ -40,14 +40,14 @@ TEST(LoadE8Search, GrowsByAFactorUpToTheLoadSidesLimit) {
     EXPECT_THROW(parse_search(bad, 21, limit), std::invalid_argument) << bad;
 }
 
-// 600 descriptors leave fewer than 300 users, and the descriptors are
+// 600 descriptors leave fewer than 150 users (4 a user), and the descriptors are
 // named as the limit: 0, else 1.
 int limit_at_600_descriptors() {
   const rlimit files{600, 600};
   ::setrlimit(RLIMIT_NOFILE, &files);
   const auto low = load_side_limit();
   const bool named = low.which.starts_with("file descriptors (soft limit 600");
-  return low.users < 300 && low.users > 200 && named ? 0 : 1;
+  return low.users < 150 && low.users > 100 && named ? 0 : 1;
 }
 
 TEST(LoadE8Search, TheLoadSidesLimitComesFromItsFileDescriptors) {
@@ -119,6 +119,15 @@ TEST(LoadE8Search, AFailedCallIsTheServersLimitUnlessTheDriverWasSaturated) {
   spread.run.tally.add_error(ErrorKind::timeout, "a reply came after the timeout");
   add_e8_steps(spread, plan_to_300());
   EXPECT_EQ(spread.search_end, "server's limit: a call failed at 300 users (timeout)");
+
+  // The driver out of descriptors: its own connects fail, not the server.
+  auto out_of_fds = run_of(1.3, 0.3);
+  out_of_fds.run.tally.first_failure_sent = 1200ms;
+  out_of_fds.run.tally.add_error(ErrorKind::refused,
+                                 "eventfd_select_interrupter: Too many open files [system:24]");
+  add_e8_steps(out_of_fds, plan_to_300());
+  EXPECT_EQ(out_of_fds.search_end,
+            "load side's limit: the driver's file descriptors (too many open files) at 300 users");
 }
 
 TEST(LoadE8Search, AnOverrunOrAnEarlyEndIsNamed) {

@@ -336,11 +336,27 @@ E7_SHAPES = ["10x4", "40x1", "20x2"]
 # The paper's columns: each protocol alone, then each during the
 # simultaneous run; ours: SOAP gsoap/soap, REST beast/json.
 # gRPC (grpc/protobuf) alone is ours, beyond the paper: no paper case.
+# "on Beast": SOAP served by Beast's server beside REST, the concurrency
+# model matched (beside the paper's figures for comparison, as the rest).
 E7_COLUMNS = [("REST", "REST", "beast/json", "primes(100000) alone"),
               ("SOAP", "SOAP", "gsoap/soap", "primes(100000) alone"),
               ("REST w/ SOAP", "SOAP+REST", "beast/json", "primes(100000) simultaneous"),
               ("SOAP w/ REST", "SOAP+REST", "gsoap/soap", "primes(100000) simultaneous"),
+              ("SOAP on Beast", "SOAP", "beast/soap", "primes(100000) alone"),
+              ("REST w/ SOAP on Beast", "SOAP+REST on Beast", "beast/json",
+               "primes(100000) simultaneous"),
+              ("SOAP w/ REST on Beast", "SOAP+REST on Beast", "beast/soap",
+               "primes(100000) simultaneous"),
               ("gRPC (ours)", "gRPC", "grpc/protobuf", None)]
+MATCHED = "Beast I/O threads for every encoding"
+OWN_SERVER = {"gsoap/soap": "gSOAP's own server, a thread per connection",
+              "xmlrpc-c/xmlrpc": "Abyss's own server, a thread per connection",
+              "grpc/protobuf": "gRPC's own server"}
+
+
+def server_model(stack):
+    """Whose concurrency model served a stack's load runs."""
+    return OWN_SERVER.get(stack, MATCHED)
 
 
 def fmt_num(x, digits=4):
@@ -378,8 +394,10 @@ def render_e7(results, figures, plot):
                      for stat in ("mean", "min", "max", "stdev")}
             runs = results.e7(column, stack, shape)
             if not runs:
-                rows.append([shape, label, stack] + [fmt_num(paper[k]) for k in paper]
-                            + ["-"] * 6 + ["not in the run"])
+                # A run from before the matched rows: the library rows alone.
+                if not label.endswith("on Beast"):
+                    rows.append([shape, label, stack] + [fmt_num(paper[k]) for k in paper]
+                                + ["-"] * 6 + ["not in the run", server_model(stack)])
                 ours_mean = None
             else:
                 stat = {k: [r["latency_ms"].get(k) for r in runs]
@@ -392,24 +410,31 @@ def render_e7(results, figures, plot):
                 rows.append([shape, label, stack] + [fmt_num(paper[k]) for k in paper]
                             + [over_repetitions(stat[k]) for k in ("mean", "min", "max", "stddev")]
                             + [over_repetitions(cpu), ratio_text(paper["mean"], ours_mean),
-                               note + (f"; {failed}" if failed else "")])
+                               note + (f"; {failed}" if failed else ""), server_model(stack)])
             groups.append(f"{shape}\n{label}")
             theirs.append(paper["mean"])
             ours.append(ours_mean)
     out = ["Ours: each statistic per repetition (a fresh server process), then its median over "
-           "the repetitions [distribution-free CI95].",
+           "the repetitions [distribution-free CI95]. Server: SOAP runs twice, on each "
+           "library's own server (gSOAP, a thread per connection) and on Beast's with the same "
+           f"I/O thread as REST ('on Beast': {MATCHED}; both at once on one Beast server), so "
+           "a gap between the two SOAP rows is the threading model's, not the encoding's.",
            table(["threads x calls", "column", "ours", "paper avg ms", "paper min", "paper max",
                   "paper sd", "ours avg ms", "ours min", "ours max", "ours sd",
-                  "server CPU ms/call", "paper/ours", "note"], rows)]
+                  "server CPU ms/call", "paper/ours", "note", "server"], rows)]
     ratio_rows = []
     for shape in E7_SHAPES:
         for first, second in (("REST", "SOAP"), ("REST w/ SOAP", "SOAP w/ REST"),
-                              ("gRPC (ours)", "REST")):
+                              ("REST", "SOAP on Beast"),
+                              ("REST w/ SOAP on Beast", "SOAP w/ REST on Beast"),
+                              ("SOAP", "SOAP on Beast"), ("gRPC (ours)", "REST")):
             i = E7_SHAPES.index(shape) * len(E7_COLUMNS)
             labels = [c[0] for c in E7_COLUMNS]
             if first not in labels or second not in labels:
                 continue
             r, so = i + labels.index(first), i + labels.index(second)
+            if "on Beast" in first + second and None in (ours[r], ours[so]):
+                continue  # a run from before the matched rows
             ratio_rows.append([shape, f"{first} / {second}", ratio_text(theirs[r], theirs[so]),
                                ratio_text(ours[r], ours[so])])
     out.append("Between protocols (ratio of mean latencies; below 1: the first faster):\n\n"
@@ -421,8 +446,11 @@ def render_e7(results, figures, plot):
 
 
 # gRPC is ours, beyond the paper: figures.csv has no E8 row for it.
+# SOAP and XML-RPC run twice: on their libraries' servers and on Beast's
+# (server_model says which); the paper's figures stand beside both.
 E8_STACKS = [("SOAP", "gsoap/soap"), ("XML-RPC", "xmlrpc-c/xmlrpc"), ("REST", "beast/json"),
-             ("REST", "beast/xml"), ("gRPC", "grpc/protobuf")]
+             ("REST", "beast/xml"), ("SOAP", "beast/soap"), ("XML-RPC", "beast/xmlrpc"),
+             ("gRPC", "grpc/protobuf")]
 E8_USERS = [1, 5, 10, 15, 21]
 
 
@@ -463,7 +491,11 @@ def render_e8(results, figures, plot):
            "gives ranges over all its tests (section 5.3) and the most users per protocol "
            "(5.4), not per size. Each user calls again as soon as a reply arrives, so a "
            "server that answers faster gets more calls: CPU per call tells the protocols' costs "
-           "apart, CPU % what the load cost."]
+           "apart, CPU % what the load cost. Server: SOAP and XML-RPC run on their libraries' "
+           "own servers (gSOAP and Abyss, a thread per connection: memory and threads grow per "
+           f"user) and again on Beast's ({MATCHED}), so memory and users served compare "
+           "encodings on the matched rows. After the ramp the users grow until a call fails or "
+           "the load side's limit; 'search ended' says which."]
     rows = []
     for size in results.e8_sizes():
         for protocol, stack in E8_STACKS:
@@ -482,18 +514,21 @@ def render_e8(results, figures, plot):
             users = ", ".join((">=" if r["max_users_at_bound"] else "") + str(r["max_users"])
                               + (" (overran)" if r.get("overran") else "") for r in runs)
             failed = failed_repetitions(runs)
-            rows.append([stack, size, len(runs)] + [fmt_num(c, 3) for c in cpu]
+            ended = "; ".join(dict.fromkeys(r.get("search_end") or "not recorded" for r in runs))
+            rows.append([stack, size, len(runs), server_model(stack)]
+                        + [fmt_num(c, 3) for c in cpu]
                         + ["-" if cpu_paper is None else f"{cpu_paper[0]:g}-{cpu_paper[1]:g}"]
                         + [fmt_num(r, 3) for r in rss]
                         + ["-" if rss_paper is None else f"{rss_paper[0]:g}-{rss_paper[1]:g}",
-                           users, users_paper, mean_t95([cpu_us_per_call(r) for r in runs]),
+                           users, ended, users_paper, mean_t95([cpu_us_per_call(r) for r in runs]),
                            f"{sum(r['n'] for r in runs):,} ok" + (f"; {failed}" if failed else "")])
     out.append("CPU % and RSS per user step: median over the repetitions (each a fresh server "
                "process with its own ramp and search); most users served: each repetition's; "
-               "server CPU per call: mean over repetitions [Student-t 95%].")
-    out.append(table(["ours", "size", "reps"] + [f"CPU % @{u}" for u in E8_USERS]
+               "server CPU per call: geometric mean over repetitions [Student-t 95% on the log "
+               "scale, as its claims].")
+    out.append(table(["ours", "size", "reps", "server"] + [f"CPU % @{u}" for u in E8_USERS]
                      + ["paper CPU %"] + [f"RSS MB @{u}" for u in E8_USERS]
-                     + ["paper MB", "max users per repetition", "paper max users",
+                     + ["paper MB", "max users per repetition", "search ended", "paper max users",
                         "server CPU us/call", "calls"],
                      rows))
     size = (results.e8_sizes() or ["x1"])[0]

@@ -86,7 +86,7 @@ LOAD_RUNS = {
     "e7": {"full": ["--experiment", "E7"], "quick": ["--experiment", "E7"]},
     "e8": {"full": ["--experiment", "E8"],
            "quick": ["--experiment", "E8", "--repeat", "1", "--ramp-every", "0.25", "--hold",
-                     "0.25", "--search", "32:16:128"]},
+                     "0.25", "--search", "32:x2:1024"]},
 }
 E9_LINK = "lan100"  # cha-et-al's 100 Mbit/s
 # Typical seconds of each run on 2 vCPUs, (full, quick), for the progress
@@ -231,13 +231,19 @@ ABOUT = {
           "and printed the average, minimum, maximum and standard deviation per cell. Here "
           "`wsbench-load --experiment E7`: a thread is a client with its own connection, SOAP is "
           "gsoap/soap, REST beast/json, both at once is one mixed run; the server's CPU per "
-          "call is added.",
+          "call is added. SOAP runs twice: on gSOAP's own server (a thread per connection) and "
+          "on Beast's with the same I/O thread as REST (beast/soap; both at once on one Beast "
+          "server), so the threading model and the encoding are told apart.",
     "E8": "Mohamed and Wijesekera loaded a dictionary service on an Android host with users "
           "ramping up one per second to 21, at message sizes x1-x20, reporting CPU, memory and "
           "the most users served without a dropped request. Here `wsbench-load --experiment "
           "E8`: the SQLite dictionary (docs/reference/operations.md) served by wsbench-server as a "
           "separate, sampled process per protocol and size; each user a closed-loop client; "
-          "after the ramp the users keep rising in steps until the first failed call.",
+          "after the ramp the users keep rising by half each step until the first failed call "
+          "or the load side's limit (file descriptors, threads, a cap), and each run records "
+          "which ended it. SOAP and XML-RPC run on their libraries' own servers (gSOAP, Abyss: "
+          "a thread per connection) and again on Beast's I/O threads (beast/soap, "
+          "beast/xmlrpc), the concurrency model matched.",
     "E9": "Cha et al. compared standard SOAP (base64), SOAP with Attachments and MTOM for 1-64 "
           "MiB raster tiles and 1-10,000 GML buildings over a 100 Mbit/s link. Here "
           "`scripts/e9` on the gsoap stack: message size, `get` round trip, serialisation and "

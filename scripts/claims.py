@@ -170,6 +170,12 @@ def uses_load(rule):
     return re.search(r"\be[78]\(", rule) is not None
 
 
+def carries_base64(rule):
+    """Only a payload with a binary has base64 for libxml2 to wrap; without
+    one, xml-unwrapped's bodies are xml's and the run has no such rows."""
+    return re.search(r"message-b|binary/", rule) is not None
+
+
 class Factor:
     """One thing other than the protocol that a comparison may vary: a
     substitution on the rule's case names, and whose effect a verdict that
@@ -196,7 +202,8 @@ FACTORS = [
     Factor("stack", COMMON_TRANSPORT, "the HTTP stack's", "common transport",
            load_label="the HTTP stack's and threading model's", needs=crosses_stacks),
     # The column says which choice: libxml2's base64 line breaks, RapidJSON's parse.
-    Factor("xml", XML_ALTERNATIVE, "the XML codec's", "XML base64 unwrapped"),
+    Factor("xml", XML_ALTERNATIVE, "the XML codec's", "XML base64 unwrapped",
+           needs=carries_base64),
     Factor("json", JSON_ALTERNATIVE, "the JSON library's", "JSON parsed by simdjson"),
 ]
 
@@ -598,6 +605,8 @@ def not_needed(factor, rule):
         stacks = stacks_named(rule)
         one = f"one stack, {stacks.pop()}" if stacks else "codec rows, no HTTP stack"
         return f"not needed ({one})"
+    if factor.name == "xml" and factor.substitute(rule) != rule:
+        return "not needed (no binary: no base64 to wrap)"
     return f"not needed (no {' or '.join(factor.mapping)})"
 
 

@@ -366,8 +366,9 @@ class UndecidedConjunctTest(unittest.TestCase):
 
 
 JSON_SIMD = claims.rtt("beast/json-simdjson", "ping")
-XML = claims.rtt("beast/xml", "ping")
-XML_UNWRAPPED = claims.rtt("beast/xml-unwrapped", "ping")
+# A payload with a binary, so libxml2's base64 wrapping is a factor.
+XML = claims.rtt("beast/xml", "send", "message-b/128KiB")
+XML_UNWRAPPED = claims.rtt("beast/xml-unwrapped", "send", "message-b/128KiB")
 
 
 class FactorTest(unittest.TestCase):
@@ -380,7 +381,7 @@ class FactorTest(unittest.TestCase):
         rule = f"faster('{XML}', rtt('beast/xmlrpc', 'ping')) and rtt('beast/json', 'x')"
         xml, json = claims.FACTORS[1], claims.FACTORS[2]
         codec = json.substitute(xml.substitute(rule))
-        self.assertIn("rtt/beast/xml-unwrapped/ping", codec)
+        self.assertIn("rtt/beast/xml-unwrapped/send/message-b/128KiB", codec)
         self.assertIn("'beast/xmlrpc'", codec)
         self.assertIn("'beast/json-simdjson'", codec)
         self.assertEqual(json.substitute(xml.substitute(codec)), codec)
@@ -398,6 +399,14 @@ class FactorTest(unittest.TestCase):
         self.assertEqual(d["common"], "not needed (one stack, beast)")
         self.assertRegex(d["who"], r"^xml: the XML codec's \(XML base64 unwrapped: does not "
                                    r"hold\); first figure 3 as written, 1\.2 with")
+
+    def test_the_xml_factor_needs_a_binary(self):
+        # ints carry no base64: xml-unwrapped's bodies are xml's, not run.
+        ints = claims.rtt("beast/xml", "get", "ints/800")
+        d = self.decide(f"faster('{ints}', '{SOAP}')", rows(ints, scaled(10)) + rows(SOAP, scaled(30)))
+        self.assertEqual(d["factors"]["xml"], "not needed (no binary: no base64 to wrap)")
+        self.assertTrue(claims.carries_base64("rtt('beast/xml', 'send', 'message-b/128KiB')"))
+        self.assertFalse(claims.carries_base64("rtt('beast/xml', 'get', 'ints/800')"))
 
     def test_a_flip_with_the_stack_alone_is_the_http_stacks(self):
         data = rows(REST, scaled(10)) + rows(SOAP, scaled(30)) + rows(SOAP_BEAST, scaled(10)) + \

@@ -199,7 +199,10 @@ class Factor:
 FACTORS = [
     # Every encoding on the one Beast server with the same I/O threads: for
     # E7 and E8 the substitution matches the threading model too.
-    Factor("stack", COMMON_TRANSPORT, "the HTTP stack's", "common transport",
+    # E7's both-at-once runs on the one Beast server are a column of their
+    # own (SOAP+REST holds the library servers' pairs).
+    Factor("stack", {**COMMON_TRANSPORT, "SOAP+REST": "SOAP+REST on Beast"}, "the HTTP stack's",
+           "common transport",
            load_label="the HTTP stack's and threading model's", needs=crosses_stacks),
     # The column says which choice: libxml2's base64 line breaks, RapidJSON's parse.
     Factor("xml", XML_ALTERNATIVE, "the XML codec's", "XML base64 unwrapped",

@@ -450,6 +450,15 @@ class FactorTest(unittest.TestCase):
         self.assertEqual((d["lib"], d["common"]), ("holds", "does not hold"))
         self.assertRegex(d["who"], r"^stack: the HTTP stack's and threading model's "
                                    r"\(common transport: does not hold\)")
+        # Both at once: the matched runs are their own column on one Beast server.
+        mixed = ("below(e7('SOAP+REST', 'beast/json', '40x1') / "
+                 "e7('SOAP+REST', 'gsoap/soap', '40x1'), 1.0)")
+        runs = [cell("SOAP+REST", "beast/json", 800 + r, r) for r in range(6)] + \
+            [cell("SOAP+REST", "gsoap/soap", 1800 + r, r) for r in range(6)] + \
+            [cell("SOAP+REST on Beast", "beast/json", 900 + r, r) for r in range(6)] + \
+            [cell("SOAP+REST on Beast", "beast/soap", 850 + r, r) for r in range(6)]
+        d = self.decide(mixed, runs=runs)
+        self.assertEqual((d["lib"], d["common"]), ("holds", "does not hold"))
 
     def test_encoder_output_has_its_own_kind(self):
         a, b = "encode/soap-mtom/gml/1", "encode/soap/gml/1"

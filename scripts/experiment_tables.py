@@ -475,8 +475,10 @@ def step_median(runs, users, key):
 
 
 def mean_t95(values):
+    """E8's figure with the interval its claims use (claims.e8_interval),
+    which stays in the quantity's range."""
     values = [v for v in values if v is not None]
-    interval = claims.t_interval(values)
+    interval = claims.e8_interval(values)
     if interval is None:
         return fmt_num(values[0], 3) + " (n=1, no interval)" if values else "-"
     return f"{fmt_num(interval[0], 3)} [{fmt_num(interval[1], 3)}-{fmt_num(interval[2], 3)}]"

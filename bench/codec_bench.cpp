@@ -5,6 +5,7 @@
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cstring>
 #include <string>
 
@@ -13,6 +14,7 @@
 #include "common/input_checks.h"
 #include "harness/heap_policy.h"
 #include "harness/profiling.h"
+#include "name_filter.h"
 #include "payload_cache.h"
 #include "soap/soap_codecs.h"
 
@@ -296,6 +298,39 @@ bool same_envelope_as_content_length(benchmark::State& state, const PayloadSpec&
   return true;
 }
 
+// The step names a codec row can have, for asking the filter.
+constexpr const char* kRowFamilies[] = {"memcpy", "encode", "decode",         "bind",
+                                        "write",  "read",   "encode-chunked", "unbind"};
+
+bool selects_a_row(const NameFilter& filter, const std::vector<CodecEntry>& codecs,
+                   const std::vector<PayloadSpec>& payloads) {
+  for (const auto& spec : payloads)
+    for (const char* family : kRowFamilies) {
+      const std::string prefix = std::string(family) + "/";
+      if (filter.selects(prefix + spec.label())) return true;
+      for (const auto& entry : codecs)
+        if (filter.selects(prefix + entry.name + "/" + spec.label())) return true;
+    }
+  return false;
+}
+
+// A filter that names only codec rows of the full sweep (say
+// encode/json/objects/800) gets them: the standard sweep keeps three
+// payloads, and running nothing would look like a broken filter.
+std::vector<PayloadSpec> payloads_for_filter(const std::vector<CodecEntry>& codecs, Sweep sweep,
+                                             Strings strings) {
+  auto payloads = codec_payloads(sweep, strings);
+  if (sweep == Sweep::full || benchmark::GetBenchmarkFilter().empty()) return payloads;
+  const NameFilter filter;
+  if (selects_a_row(filter, codecs, payloads)) return payloads;
+  auto wider = codec_payloads(Sweep::full, strings);
+  if (!selects_a_row(filter, codecs, wider)) return payloads;
+  std::fprintf(stderr,
+               "bench: the filter selects codec rows of the full sweep only: running those "
+               "(--full runs every case)\n");
+  return wider;
+}
+
 }  // namespace
 
 void register_codec_benchmarks(Sweep sweep, Strings strings, std::int64_t iterations,
@@ -305,7 +340,7 @@ void register_codec_benchmarks(Sweep sweep, Strings strings, std::int64_t iterat
 
 void register_codec_benchmarks(const std::vector<CodecEntry>& codecs, Sweep sweep, Strings strings,
                                std::int64_t iterations, Allocation allocation) {
-  const auto payloads = codec_payloads(sweep, strings);
+  const auto payloads = payloads_for_filter(codecs, sweep, strings);
   for (const auto& spec : payloads) {
     auto* b = benchmark::RegisterBenchmark(("memcpy/" + spec.label()).c_str(),
                                            [spec](benchmark::State& s) { run_memcpy(s, spec); });

@@ -2,7 +2,6 @@
 // operation of the standard or full sweep, named as the filter sees them,
 // each with the sample count its pilot plans.
 #include <benchmark/benchmark.h>
-#include <regex.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -13,6 +12,7 @@
 #include "common/clock.h"
 #include "common/codec.h"
 #include "harness/stats.h"
+#include "name_filter.h"
 #include "rtt_internal.h"
 
 // Google Benchmark 1.7 defines this flag in its library without declaring
@@ -228,37 +228,6 @@ constexpr std::int64_t kMinSamples = 200;
 constexpr std::size_t kPilotCalls = 10;
 constexpr std::int64_t kPilotBudgetNs = 250'000'000;
 
-// Google Benchmark's filter as it applies it: a POSIX extended regex
-// searched for in the full name; empty or "all" selects everything, a
-// leading '-' negates.
-class NameFilter {
- public:
-  NameFilter() {
-    std::string spec = benchmark::GetBenchmarkFilter();
-    if (spec.empty() || spec == "all") spec = ".";
-    if (spec.front() == '-') {
-      negate_ = true;
-      spec.erase(0, 1);
-    }
-    // A bad regex selects nothing here; Google Benchmark reports it.
-    compiled_ = regcomp(&re_, spec.c_str(), REG_EXTENDED | REG_NOSUB) == 0;
-  }
-  ~NameFilter() {
-    if (compiled_) regfree(&re_);
-  }
-  NameFilter(const NameFilter&) = delete;
-  NameFilter& operator=(const NameFilter&) = delete;
-
-  bool selects(const std::string& name) const {
-    return compiled_ && (regexec(&re_, name.c_str(), 0, nullptr, 0) == 0) != negate_;
-  }
-
- private:
-  regex_t re_{};
-  bool compiled_ = false;
-  bool negate_ = false;
-};
-
 // The median time of a few timed calls after a verified one; nullopt if
 // the reply is wrong (the case itself then reports why).
 std::optional<double> pilot_call_ns(const RttCase& c) {
@@ -315,7 +284,7 @@ Sweep register_rtt_benchmarks(const RttOptions& options) {
   rtt::init_pool(options);
   static std::vector<RttCase> cases;
   cases = rtt::rtt_cases(options);
-  const rtt::NameFilter filter;
+  const NameFilter filter;
   Sweep swept = options.sweep;
   // A filter that names only cases of the full sweep (say rtt/.*/binary)
   // gets them: running nothing would look like a broken filter.

@@ -293,7 +293,7 @@ class ReportTest(unittest.TestCase):
         for claim in ("E9-a", "E9-b"):
             verdict, evidence = claim_verdict(e9, claim)
             self.assertRegex(verdict, r"^(holds|does not hold|inconclusive)")
-            self.assertRegex(evidence, r"(encode|get)/")
+            self.assertRegex(evidence, r"(encode|upload)/")
 
     def test_the_method_names_the_link_the_run_used(self):
         self.assertIn("- link: `loopback`", self.by["E9"])

@@ -44,6 +44,10 @@ grep -q '^rtt/grpc/protobuf/ping/same/' <<<"$rtt" || fail "no gRPC ping"
 # The rest is --full's: more rows, and the size series.
 [ "$(grep -c . <<<"$full")" -gt "$(grep -c . <<<"$default")" ] || fail "--full adds no rows"
 ! grep -q '^encode/json/objects/800$' <<<"$default" || fail "objects/800 in the default"
+for row in rtt/beast-tls/xml/ping/same/ rtt/beast/soap-mtom/get/ints/3200/same/; do
+  ! grep -q "^$row" <<<"$default" || fail "$row in the default"
+  grep -q "^$row" <<<"$full" || fail "$row not in --full"
+done
 
 # A filter naming only full-sweep codec rows runs them, with a note why.
 widened=$("$bench" --benchmark_list_tests=true '--benchmark_filter=^encode/json/objects/800$' 2>&1)

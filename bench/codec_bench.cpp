@@ -303,32 +303,40 @@ constexpr const char* kRowFamilies[] = {"memcpy", "encode", "decode",         "b
                                         "write",  "read",   "encode-chunked", "unbind"};
 
 bool selects_a_row(const NameFilter& filter, const std::vector<CodecEntry>& codecs,
-                   const std::vector<PayloadSpec>& payloads) {
-  for (const auto& spec : payloads)
-    for (const char* family : kRowFamilies) {
-      const std::string prefix = std::string(family) + "/";
-      if (filter.selects(prefix + spec.label())) return true;
-      for (const auto& entry : codecs)
-        if (filter.selects(prefix + entry.name + "/" + spec.label())) return true;
-    }
+                   const PayloadSpec& spec) {
+  for (const char* family : kRowFamilies) {
+    const std::string prefix = std::string(family) + "/";
+    if (filter.selects(prefix + spec.label())) return true;
+    for (const auto& entry : codecs)
+      if (filter.selects(prefix + entry.name + "/" + spec.label())) return true;
+  }
   return false;
 }
 
-// A filter that names only codec rows of the full sweep (say
-// encode/json/objects/800) gets them: the standard sweep keeps three
-// payloads, and running nothing would look like a broken filter.
+// A filter that names payloads (encode/json/objects/800, scripts/count's
+// --default-codecs) gets the ones it names from the whole catalogue: the
+// standard sweep keeps three, and running nothing would look like a broken
+// filter. A filter that selects rows of every payload (encode/json, none)
+// names none, and gets the standard sweep's.
 std::vector<PayloadSpec> payloads_for_filter(const std::vector<CodecEntry>& codecs, Sweep sweep,
                                              Strings strings) {
   auto payloads = codec_payloads(sweep, strings);
   if (sweep == Sweep::full || benchmark::GetBenchmarkFilter().empty()) return payloads;
   const NameFilter filter;
-  if (selects_a_row(filter, codecs, payloads)) return payloads;
-  auto wider = codec_payloads(Sweep::full, strings);
-  if (!selects_a_row(filter, codecs, wider)) return payloads;
-  std::fprintf(stderr,
-               "bench: the filter selects codec rows of the full sweep only: running those "
-               "(--full runs every case)\n");
-  return wider;
+  const auto catalogue = codec_payloads(Sweep::full, strings);
+  std::vector<PayloadSpec> named;
+  for (const auto& spec : catalogue)
+    if (selects_a_row(filter, codecs, spec)) named.push_back(spec);
+  if (named.size() == catalogue.size()) return payloads;
+  const auto in_standard = [&payloads](const PayloadSpec& spec) {
+    return std::any_of(payloads.begin(), payloads.end(),
+                       [&spec](const PayloadSpec& p) { return p.label() == spec.label(); });
+  };
+  if (!std::all_of(named.begin(), named.end(), in_standard))
+    std::fprintf(stderr,
+                 "bench: the filter names codec payloads of the full sweep: running those "
+                 "(--full runs every case)\n");
+  return named;
 }
 
 }  // namespace

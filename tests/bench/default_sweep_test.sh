@@ -49,8 +49,11 @@ for row in rtt/beast-tls/xml/ping/same/ rtt/beast/soap-mtom/get/ints/3200/same/;
   grep -q "^$row" <<<"$full" || fail "$row not in --full"
 done
 
-# A filter naming only full-sweep codec rows runs them, with a note why.
+# A filter naming payloads of the full catalogue runs them, with a note why.
 widened=$("$bench" --benchmark_list_tests=true '--benchmark_filter=^encode/json/objects/800$' 2>&1)
 grep -qx 'encode/json/objects/800' <<<"$widened" || fail "filter not widened: $widened"
-grep -q 'codec rows of the full sweep only' <<<"$widened" || fail "no note: $widened"
+grep -q 'codec payloads of the full sweep' <<<"$widened" || fail "no note: $widened"
+# A filter that names no payload gets the default's three.
+plain=$("$bench" --benchmark_list_tests=true '--benchmark_filter=^encode/json/' 2>/dev/null)
+[ "$(grep -c . <<<"$plain")" = 3 ] || fail "encode/json/ selects: $plain"
 echo "ok: $(grep -c . <<<"$default") default rows ($(grep -c . <<<"$full") with --full)"

@@ -9,11 +9,11 @@ trap 'rm -f "$out_file"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
 filter='^encode/json/(ints/800|strings/800|message-a/100)'
 
-plain=$("$bench" --full --benchmark_list_tests=true "--benchmark_filter=$filter")
+plain=$("$bench" --benchmark_list_tests=true "--benchmark_filter=$filter")
 [ "$(grep -c . <<<"$plain")" = 3 ] || fail "expected 3 plain cases, got: $plain"
 ! grep -q ':escaped' <<<"$plain" || fail "plain run names escaped payloads: $plain"
 
-escaped=$("$bench" --full --strings=escaped --benchmark_list_tests=true "--benchmark_filter=$filter")
+escaped=$("$bench" --strings=escaped --benchmark_list_tests=true "--benchmark_filter=$filter")
 grep -qx 'encode/json/strings/800:escaped' <<<"$escaped" || fail "no strings/800:escaped: $escaped"
 grep -qx 'encode/json/message-a/100:escaped' <<<"$escaped" || fail "no message-a:escaped: $escaped"
 grep -qx 'encode/json/ints/800' <<<"$escaped" || fail "ints must keep its name: $escaped"

@@ -119,7 +119,7 @@ std::vector<const anchors::AnchorEntry*> run_anchors(const RttOptions& options) 
 // (beast-tls json, gsoap-tls soap, grpc-tls protobuf), one per protocol
 // and library. beast-tls's other codecs and their plain partners' 128 KiB
 // and new-connection calls are --full's: they were the longest rows of the
-// default run (XML-RPC's alone a minute of it on two vCPUs).
+// default run (XML-RPC's alone about a minute of it on two loaded vCPUs).
 bool standard_tls(const RttOptions& options, const StackEntry& stack, const std::string& codec) {
   const std::string tls_stack = is_tls(stack) ? stack.name : stack.name + "-tls";
   return std::any_of(stacks_of(options).begin(), stacks_of(options).end(),

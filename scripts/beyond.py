@@ -18,17 +18,26 @@ from experiment_tables import read_csv, table  # noqa: E402
 ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 EXPECTATIONS = os.path.join(ROOT, "docs", "experiments", "expectations.csv")
 
-# The rows: the stacks with a TLS variant and gRPC, over the codecs the TLS
-# variants carry, in the standard sweep (each a steady and a
-# new-connection row), and the JSON decodes on both parsers.
-RUN = {"filter": "^(rtt/(beast|gsoap|grpc)(-tls)?/(json|xml|protobuf|soap|xmlrpc)/"
-                 "|decode/json(-simdjson)?/)", "sized": True}
-TYPICAL_S = (900, 200)
-
 GRPC, REST_PROTOBUF = "grpc/protobuf", "beast/protobuf"
 GRPC_OPS = ["ping", "get/ints/3200", "echo/message-a/100", "echo/message-b/128KiB",
-            "primes/1000", "define/x1", "put/x1"]
+            "define/x1", "put/x1"]
 TLS_OPS = ["ping", "echo/message-a/100", "echo/message-b/128KiB"]
+
+# The rows, named one by one from the full sweep (the standard sweep keeps
+# one TLS codec per protocol), all in one run so that every ratio pairs
+# rows of the same repetitions: gRPC and REST-protobuf on GRPC_OPS (the
+# full sweep's primes are 100,000, a CPU-bound call the protocol does not
+# move, so none), every stack with a TLS variant and its plain partner on
+# TLS_OPS over each codec the TLS variants carry (each a steady and a
+# new-connection row), and the JSON decodes on both parsers over the
+# array sizes' ends and middle, the messages, 1 MiB and GML.
+DECODE_PAYLOADS = "((ints|strings|objects)/(200|800|3200)|message-a/100|message-b/128KiB" \
+                  "|binary/1MiB|gml/(10|1000))"
+RUN = {"filter": "^(rtt/(grpc(-tls)?/protobuf|beast/protobuf)/(" + "|".join(GRPC_OPS) + ")/"
+                 "|rtt/(beast|gsoap)(-tls)?/(json|xml|protobuf|soap|xmlrpc)/("
+                 + "|".join(TLS_OPS) + ")/|decode/json(-simdjson)?/" + DECODE_PAYLOADS + "(/|$))",
+       "sized": True, "full": True}
+TYPICAL_S = (900, 200)
 NEW_CONNECTION = "new-connection"
 TLS_SUFFIX = "-tls"
 

@@ -12,8 +12,8 @@ import wsbench.soap.WsbenchPortType;
 
 /**
  * The Java server's SOAP side: CXF serves the port type generated from the gsoap server's WSDL.
- * ping, get (from the catalogue), echo and the queues; primes and the dictionary (E7, E8) are
- * not served and answer a fault saying so.
+ * ping, get (from the catalogue), echo and the queues; primes, the dictionary (E7, E8) and the
+ * upload (E9) are not served and answer a fault saying so.
  */
 @WebService(endpointInterface = "wsbench.soap.WsbenchPortType", serviceName = "wsbench",
     portName = "wsbench", targetNamespace = "urn:wsbench")
@@ -95,5 +95,10 @@ final class SoapService implements WsbenchPortType {
   @Override
   public String define(String word) {
     throw new UnsupportedOperationException("the Java server does not serve the dictionary (E8)");
+  }
+
+  @Override
+  public String upload(Payload payload) {
+    throw new UnsupportedOperationException("the Java server does not serve E9's upload");
   }
 }

@@ -333,7 +333,10 @@ def write_report(outdir):
         results = loader(outdir, exp.runs) if exp.runs else None
         if results is not None and exp.key == "E9":
             note = os.path.join(outdir, "e9.link.txt")
-            results.link_note = open(note).read().strip() if os.path.exists(note) else ""
+            results.link_note = ""
+            if os.path.exists(note):
+                with open(note) as f:
+                    results.link_note = f.read().strip()
         reason = exp.needs or (("; ".join(results.missing)) if results and results.missing
                                and not results.cases else None)
         if reason:

@@ -176,6 +176,12 @@ def carries_base64(rule):
     return re.search(r"message-b|binary/", rule) is not None
 
 
+def parses(rule):
+    """A parser changes times, not bytes: a byte count is not decided again
+    with another JSON parser (its rows name their codec in another header)."""
+    return "bytes_(" not in rule
+
+
 class Factor:
     """One thing other than the protocol that a comparison may vary: a
     substitution on the rule's case names, and whose effect a verdict that
@@ -207,7 +213,8 @@ FACTORS = [
     # The column says which choice: libxml2's base64 line breaks, RapidJSON's parse.
     Factor("xml", XML_ALTERNATIVE, "the XML codec's", "XML base64 unwrapped",
            needs=carries_base64),
-    Factor("json", JSON_ALTERNATIVE, "the JSON library's", "JSON parsed by simdjson"),
+    Factor("json", JSON_ALTERNATIVE, "the JSON library's", "JSON parsed by simdjson",
+           needs=parses),
 ]
 
 
@@ -610,6 +617,8 @@ def not_needed(factor, rule):
         return f"not needed ({one})"
     if factor.name == "xml" and factor.substitute(rule) != rule:
         return "not needed (no binary: no base64 to wrap)"
+    if factor.name == "json" and factor.substitute(rule) != rule:
+        return "not needed (byte counts: a parser does not change them)"
     return f"not needed (no {' or '.join(factor.mapping)})"
 
 

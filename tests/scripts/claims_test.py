@@ -408,6 +408,13 @@ class FactorTest(unittest.TestCase):
         self.assertTrue(claims.carries_base64("rtt('beast/xml', 'send', 'message-b/128KiB')"))
         self.assertFalse(claims.carries_base64("rtt('beast/xml', 'get', 'ints/800')"))
 
+    def test_the_json_factor_decides_times_only(self):
+        rule = f"above(bytes_('{SOAP}', 'request_bytes') / bytes_('{REST}', 'request_bytes'), 1.0)"
+        d = self.decide(rule, rows(SOAP, [1] * 2, request_bytes=[900, 900])
+                        + rows(REST, [1] * 2, request_bytes=[300, 300]))
+        self.assertEqual(d["factors"]["json"],
+                         "not needed (byte counts: a parser does not change them)")
+
     def test_a_flip_with_the_stack_alone_is_the_http_stacks(self):
         data = rows(REST, scaled(10)) + rows(SOAP, scaled(30)) + rows(SOAP_BEAST, scaled(10)) + \
             rows(JSON_SIMD, scaled(9))

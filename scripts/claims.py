@@ -36,7 +36,6 @@ COMMON_TRANSPORT = {"gsoap/soap-mtom": "beast/soap-mtom", "gsoap/soap-swa": "bea
 # RapidJSON.
 XML_ALTERNATIVE = {"beast/xml": "beast/xml-unwrapped"}
 JSON_ALTERNATIVE = {"beast/json": "beast/json-simdjson"}
-CODEC_ALTERNATIVES = {**XML_ALTERNATIVE, **JSON_ALTERNATIVE}
 PHASES = summarize.PHASES
 # Two-sided Student t quantiles (95%) by degrees of freedom, for E8's
 # figures over a handful of repetitions (on the log scale).

@@ -143,6 +143,9 @@ def main():
     ap.add_argument("--bench", required=True, help="the bench binary to count")
     ap.add_argument("--filter", required=True, help="Google Benchmark filter of the cases")
     ap.add_argument("--iterations", type=int, default=10, help="N, the first run's iterations")
+    ap.add_argument("--codec-iterations", type=int,
+                    help="N for codec cases (default: --iterations); a round trip's threads "
+                         "need more calls than a codec case to repeat")
     ap.add_argument("--multiplier", type=int, default=3,
                     help="the second run counts this many times --iterations")
     ap.add_argument("--jobs", type=int, default=1,
@@ -165,6 +168,9 @@ def main():
     if args.multiplier < 2:
         sys.exit("count: --multiplier must be at least 2")
     n1, n2 = args.iterations, args.multiplier * args.iterations
+    c1 = args.codec_iterations or args.iterations
+    if c1 < 1:
+        sys.exit("count: --codec-iterations must be at least 1")
     progress = Progress("count", len(cases))
 
     def show(entry):
@@ -180,7 +186,8 @@ def main():
     codec = [c for c in cases if not c.startswith(ROUND_TRIP)]
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
         counted = {e["case"]: e for e in
-                   pool.map(lambda c: show(count_case(args.bench, c, n1, n2)), codec)}
+                   pool.map(lambda c: show(count_case(args.bench, c, c1, args.multiplier * c1)),
+                            codec)}
     for case in cases:
         if case.startswith(ROUND_TRIP):
             counted[case] = show(count_case(args.bench, case, n1, n2, args.floor))

@@ -2,14 +2,16 @@
 """A published reference run: docs/results/<YYYY-MM-DD>-<commit7>/ from an
 experiments run and a bench run (scripts/publish runs both, then this).
 
-  scripts/publish.py --from-experiments DIR --from-bench JSON [--vmstat LOG]
-                     [--timing FILE] [--started T] [--ended T] [--out DIR]
+  scripts/publish.py --from-experiments DIR --from-bench JSON [--from-count JSON]
+                     [--vmstat LOG] [--timing FILE] [--started T] [--ended T] [--out DIR]
 
 The folder gets the experiments run's report.md, PNGs and JSON (the data:
 `scripts/experiments.py report FOLDER` rewrites the report from them; a
 JSON above --gzip-above MB is stored gzipped, and machine.md says so),
 report.html (scripts/report_html.py), bench.json and bench-summary.md (the
-summary of the bench run, scripts/summarize.py), machine.md (machine,
+summary of the bench run, scripts/summarize.py; with --from-count, the
+instructions per operation of `scripts/count --default-sweep` beside each
+case's time, and count.json), machine.md (machine,
 placement, link, library versions, commands, wall times, the machine's
 load from the vmstat log) and README.md (the glance and an index). The
 block between README.md's glance markers is rewritten from the same run
@@ -41,7 +43,7 @@ import summarize  # noqa: E402  (bench-summary.md)
 from experiment_tables import table  # noqa: E402  (the reports' Markdown table)
 
 ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-PARTS = ("experiments", "bench")
+PARTS = ("experiments", "bench", "count")
 # Besides *.json and *.png: files the report reads (E9's link note, the
 # managed runtimes' folder).
 EXTRA = ("e9.link.txt",)
@@ -127,14 +129,19 @@ def copy_experiments(src, out, regenerate):
     return "as the run wrote it"
 
 
-def bench_summary(bench_json, out, command, part):
-    """bench.json and bench-summary.md: summarize.py's tables of it."""
+def bench_summary(bench_json, out, command, part, count_json=None):
+    """bench.json and bench-summary.md: summarize.py's tables of it, with
+    count.json's instructions per operation beside the times if given."""
     dest = os.path.join(out, "bench.json")
     shutil.copy2(bench_json, dest)
+    extra = []
+    if count_json:
+        shutil.copy2(count_json, os.path.join(out, "count.json"))
+        extra = ["--instructions", os.path.join(out, "count.json")]
     text = io.StringIO()
     try:
         with contextlib.redirect_stdout(text):
-            summarize.main([dest])
+            summarize.main(extra + [dest])
     except (SystemExit, Exception) as e:  # the summary says why instead of stopping the run
         text.write(f"\nsummarize.py failed: {type(e).__name__}: {e}\n")
     table = text.getvalue().replace(out + os.sep, "")
@@ -144,7 +151,14 @@ def bench_summary(bench_json, out, command, part):
         f.write(f"# A default `scripts/bench` run\n\nCommand: `{command}` ({when}). The raw "
                 f"Google Benchmark JSON is [bench.json](bench.json) (original name "
                 f"`{os.path.basename(bench_json)}`); these are `scripts/summarize.py "
-                f"bench.json`'s tables, column legend in its `--help` and in the README.\n\n"
+                + ("--instructions count.json " if count_json else "")
+                + "bench.json`'s tables, column legend in its `--help` and in the README."
+                + (" instr/op: instructions per operation, client and in-process server, "
+                   "counted by callgrind (`scripts/count --default-sweep`, "
+                   "[count.json](count.json)); they repeat to the instruction for codec "
+                   "rows and to about 0.3% for round trips ('~1%' marks them), where a "
+                   "time moves 20-50% between rounds on these VMs." if count_json else "")
+                + "\n\n"
                 f"```text\n{table.rstrip()}\n```\n")
     return read_json(dest).get("context", {})
 
@@ -209,7 +223,8 @@ def relative(command):
 
 
 def machine_md(args, out, contexts, parts, tree, report_note, gzipped, links, runs):
-    commands = {"experiments": args.experiments_command, "bench": args.bench_command}
+    commands = {"experiments": args.experiments_command, "bench": args.bench_command,
+                "count": args.count_command}
     quick = quick_runs(contexts)
     run_commands = "\n".join(f"- {run}: `{relative(ctx['command_line'])}`"
                              for run, ctx in contexts.items() if ctx.get("command_line"))
@@ -217,6 +232,9 @@ def machine_md(args, out, contexts, parts, tree, report_note, gzipped, links, ru
         f"# Machine and method: {os.path.basename(out)}",
         "The reference run in this folder: `scripts/experiments all` (report.md, its PNGs and "
         "JSON) and a default `scripts/bench` (bench-summary.md, bench.json)"
+        + (", with the instructions per operation of every case of the default sweep "
+           "(`scripts/count --default-sweep`, count.json) beside its time" if args.from_count
+           else ", without instruction counts")
         + (f", published by `{args.publish_command}`" if args.publish_command else "") + "."
         + (f"\n\n**Not a reference run:** {', '.join(quick)} used --quick's settings "
            "(fewer calls or repetitions)." if quick else ""),
@@ -249,7 +267,9 @@ def index_md(out, block):
                 "- [report.md](report.md): the studies' experiments E1-E9 beside the papers' "
                 "figures, and the claims' verdicts ([report.html](report.html): the same, one "
                 "self-contained page)\n"
-                "- [bench-summary.md](bench-summary.md): a default `scripts/bench` run\n"
+                "- [bench-summary.md](bench-summary.md): a default `scripts/bench` run"
+                + (", instructions per operation beside each time ([count.json](count.json))"
+                   if os.path.exists(os.path.join(out, "count.json")) else "") + "\n"
                 "- [machine.md](machine.md): the machine, placement, link, library versions, "
                 "commands, wall times and load\n\n" + block + "\n")
 
@@ -277,6 +297,8 @@ def parse_args(argv):
     ap.add_argument("--from-experiments", required=True, metavar="DIR",
                     help="a `scripts/experiments all` run's folder (results/experiments/<time>)")
     ap.add_argument("--from-bench", metavar="JSON", help="a default `scripts/bench` run's JSON")
+    ap.add_argument("--from-count", metavar="JSON",
+                    help="`scripts/count --default-sweep`'s count.json (with --from-bench)")
     ap.add_argument("--vmstat", metavar="LOG", help="`vmstat -t N` logged during the runs")
     ap.add_argument("--timing", metavar="FILE", help="per-part times (scripts/publish_machine.py)")
     ap.add_argument("--started", metavar="T", help="the whole run's start")
@@ -288,6 +310,8 @@ def parse_args(argv):
                     help="the experiments command as machine.md names it (default: %(default)s)")
     ap.add_argument("--bench-command", default="scripts/bench",
                     help="the bench command as machine.md names it (default: %(default)s)")
+    ap.add_argument("--count-command", default="scripts/count --default-sweep",
+                    help="the count command as machine.md names it (default: %(default)s)")
     ap.add_argument("--publish-command", help=argparse.SUPPRESS)
     ap.add_argument("--out", metavar="DIR",
                     help="the folder (default: docs/results/<YYYY-MM-DD>-<commit7>)")
@@ -305,6 +329,10 @@ def parse_args(argv):
         ap.error(f"{args.from_experiments}: no {glance.PING}; not an experiments run")
     if args.from_bench and not os.path.isfile(args.from_bench):
         ap.error(f"{args.from_bench}: no such file")
+    if args.from_count and not args.from_bench:
+        ap.error("--from-count needs --from-bench: the counts sit beside the bench run's times")
+    if args.from_count and not os.path.isfile(args.from_count):
+        ap.error(f"{args.from_count}: no such file")
     if args.vmstat and not os.path.isfile(args.vmstat):
         ap.error(f"{args.vmstat}: no such file")
     return ap, args
@@ -343,7 +371,7 @@ def main(argv=None):
     if args.from_bench:
         log(f"bench summary of {args.from_bench}")
         contexts["bench"] = bench_summary(args.from_bench, out, args.bench_command,
-                                          by_name.get("bench"))
+                                          by_name.get("bench"), args.from_count)
     else:
         log("warning: no --from-bench: the folder has no bench summary")
 

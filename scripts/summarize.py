@@ -523,7 +523,7 @@ class Instructions:
         self.used.add(name)
         if "instructions_per_op" in entry:
             return fmt_count(entry["instructions_per_op"]) + (" ~1%" if "note" in entry else "")
-        return "error"
+        return "n/a" if "skipped" in entry else "error"
 
     def print_rest(self, out):
         """Counted cases that no table above holds, and every count that

@@ -25,6 +25,19 @@ second=$(field "$work/b/count/latest/count.json" instructions_per_op)
 [ "$first" = "$second" ] || fail "count not repeatable: $first vs $second"
 echo "ok: count gives $first instructions per encode, twice"
 
+# --default-sweep counts codec rows with N = 2 (--codec-iterations): a codec
+# case's count does not depend on N, and the N used is recorded.
+python3 "$repo/scripts/count.py" --bench "$bench" --filter "$case_filter" --iterations 10 \
+  --codec-iterations 2 --out "$work/codec_n.json" >/dev/null
+[ "$(field "$work/codec_n.json" instructions_per_op)" = "$first" ] ||
+  fail "--codec-iterations 2 counts $(field "$work/codec_n.json" instructions_per_op), not $first"
+[ "$(field "$work/codec_n.json" iterations)" = "[2, 6]" ] ||
+  fail "--codec-iterations 2 ran $(field "$work/codec_n.json" iterations) iterations"
+if "$repo/scripts/count" --default-sweep 5 >/dev/null 2>&1; then
+  fail "--default-sweep took an ITERATIONS argument"
+fi
+echo "ok: codec rows counted with N = 2 give the same count; --default-sweep takes no N"
+
 # One measured call is counted per iteration and nothing else: the total
 # for 10 iterations is 10 times the total for 1, within 2%, for a codec
 # step and for a round trip (client and server threads). Set-up, the

@@ -342,7 +342,87 @@ class VmstatTest(unittest.TestCase):
         self.assertEqual(pm.load_row("all", vm.window()), ["all", "3", "49", "98", "3", "5", "1"])
 
 
+def write_count(path, cases):
+    """A count.json (scripts/count's shape) giving case i 1000 * (i + 1)
+    instructions; the last case is skipped, as a payload a codec does not
+    apply to is."""
+    results = [{"case": c, "iterations": [10, 30], "instructions_per_op": 1000 * (i + 1)}
+               for i, c in enumerate(cases[:-1])]
+    results.append({"case": cases[-1], "iterations": [10, 30], "skipped": "not applicable: x"})
+    with open(path, "w") as f:
+        json.dump({"unit": "instructions per operation", "results": results}, f)
+    return {c: r.get("instructions_per_op") for c, r in zip(cases, results)}
+
+
+def instruction_cells(block):
+    """{stack: the glance's instructions cell}."""
+    return {row[1].split()[0].strip("`"): row[9] for row in table_rows(block, "protocol")}
+
+
+class InstructionsTest(unittest.TestCase):
+    CASES = ["rtt/beast/json/ping/same/manual_time", "rtt/gsoap/soap/ping/same/manual_time",
+             "rtt/xmlrpc-c/xmlrpc/ping/same/manual_time"]
+
+    def test_glance_shows_each_pings_count(self):
+        with tempfile.TemporaryDirectory() as d:
+            fixture_copy(d)
+            counts = write_count(os.path.join(d, "count.json"), self.CASES)
+            cells = instruction_cells(glance.glance(d, "x"))
+            for case, count in counts.items():
+                stack = case[len("rtt/"):-len("/ping/same/manual_time")]
+                if stack in cells:
+                    self.assertEqual(cells[stack], "not applicable: x" if count is None
+                                     else f"{count:,}", stack)
+            # A stack the count does not hold says so instead of a number.
+            self.assertTrue(any(c == "not counted" for c in cells.values()), cells)
+
+    def test_without_a_count_the_table_has_no_column(self):
+        self.assertNotIn("| instructions |", glance.glance(FIXTURE, "x"))
+
+    def test_a_changed_count_is_caught(self):
+        with tempfile.TemporaryDirectory() as d:
+            fixture_copy(d)
+            write_count(os.path.join(d, "count.json"), self.CASES)
+            before = instruction_cells(glance.glance(d, "x"))
+            write_count(os.path.join(d, "count.json"), list(reversed(self.CASES[:2]))
+                        + self.CASES[2:])
+            self.assertNotEqual(before, instruction_cells(glance.glance(d, "x")))
+
+
 class AssembleTest(unittest.TestCase):
+    def test_counts_sit_beside_the_bench_times(self):
+        """--from-count copies count.json and summarize's tables gain the
+        instr/op column; --from-count without --from-bench is refused."""
+        with tempfile.TemporaryDirectory() as d:
+            count = os.path.join(d, "count.json")
+            write_count(count, ["rtt/beast/json/ping/same/manual_time",
+                                "encode/json/ints/200", "decode/json/ints/200"])
+            out = os.path.join(d, "run")
+            proc = subprocess.run(
+                [sys.executable, os.path.join(ROOT, "scripts", "publish.py"),
+                 "--from-experiments", FIXTURE, "--from-bench", BENCH, "--from-count", count,
+                 "--out", out, "--no-readme"], capture_output=True, text=True)
+            self.assertEqual(proc.returncode, 0, proc.stderr)
+            with open(os.path.join(out, "count.json")) as f:
+                self.assertEqual(len(json.load(f)["results"]), 3)
+            with open(os.path.join(out, "bench-summary.md")) as f:
+                summary = f.read()
+            self.assertIn("instr/op", summary)
+            self.assertIn("--instructions count.json bench.json", summary)
+            row = next(line for line in summary.splitlines() if "beast/json/ping/same" in line)
+            self.assertIn("1,000", row)
+            with open(os.path.join(out, "README.md")) as f:
+                self.assertIn("(count.json)", f.read())
+            with open(os.path.join(out, "machine.md")) as f:
+                self.assertIn("`scripts/count --default-sweep`, count.json", f.read())
+            refused = subprocess.run(
+                [sys.executable, os.path.join(ROOT, "scripts", "publish.py"),
+                 "--from-experiments", FIXTURE, "--from-count", count, "--out", out + "2",
+                 "--no-readme"], capture_output=True, text=True)
+            self.assertEqual(refused.returncode, 2)
+            self.assertIn("--from-count needs --from-bench", refused.stderr)
+
+
     def test_a_folder_from_the_fixture(self):
         with tempfile.TemporaryDirectory() as d:
             readme = os.path.join(d, "README.md")

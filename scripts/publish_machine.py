@@ -330,6 +330,49 @@ def versions_section(contexts):
     return libraries + "\n\n" + table(["recorded by the run", "value"], rows)
 
 
+# What the measured binaries (bench, wsbench-load, wsbench-server, the
+# managed runtimes' services) are built from; scripts, docs and tests are not.
+BUILD_INPUTS = ("src", "bench", "runtimes", "cmake", "CMakeLists.txt", "CMakePresets.json")
+
+
+def build_input_changes(commits):
+    """{commit: [build inputs changed since the first]} or None without git.
+    Each build stamps the checkout's HEAD, so a run whose parts were built
+    at different commits can still be one build's figures."""
+    root = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+    changes = {}
+    for commit in commits[1:]:
+        try:
+            changes[commit] = subprocess.run(
+                ["git", "-C", root, "diff", "--name-only", commits[0], commit, "--"]
+                + list(BUILD_INPUTS), capture_output=True, text=True,
+                check=True).stdout.split()
+        except (OSError, subprocess.CalledProcessError):
+            return None
+    return changes
+
+
+def build_commits_line(contexts):
+    """A line when runs were built from more than one commit: whether the
+    binaries' sources differ between them."""
+    commits = list(distinct(contexts, "source_git_commit"))
+    if len(commits) < 2:
+        return None
+    changes = build_input_changes(commits)
+    inputs = ", ".join(BUILD_INPUTS)
+    if changes is None:
+        return (f"- the runs were built from {len(commits)} commits; whether their sources "
+                f"differ is unknown here (no git history of {commits[0][:7]})")
+    changed = sorted({f for files in changes.values() for f in files})
+    if not changed:
+        return (f"- the runs were built from {len(commits)} commits whose binaries have the "
+                f"same sources: no file under {inputs} differs between them (the later "
+                "commits change scripts, docs or tests)")
+    return (f"- **WARNING**: the runs were built from {len(commits)} commits whose binaries' "
+            f"sources differ: {', '.join(changed[:10])}"
+            + (f" and {len(changed) - 10} more" if len(changed) > 10 else ""))
+
+
 def provenance_lines(contexts, tree):
     out = []
     for label, key in (("built from commit", "source_git_commit"),
@@ -337,6 +380,8 @@ def provenance_lines(contexts, tree):
                        ("checkout when run", "checkout_git_commit"),
                        ("checkout modified when run", "checkout_git_dirty")):
         out.append(f"- {label}: `{one_value(contexts, key)}`")
+    if line := build_commits_line(contexts):
+        out.append(line)
     warnings = distinct(contexts, "provenance_warning")
     for text, runs in warnings.items():
         out.append(f"- **WARNING** ({', '.join(runs)}): {text}")

@@ -359,6 +359,32 @@ def instruction_cells(block):
     return {row[1].split()[0].strip("`"): row[9] for row in table_rows(block, "protocol")}
 
 
+class BuildCommitsTest(unittest.TestCase):
+    """Runs stamped with different commits: machine.md says whether the
+    binaries' sources differ (this repository's own history)."""
+    SAME = ("409a52ead90731c45672ba74d73972d4756aa64e",  # a claims.py change, then
+            "f49318e52c2cd34e65946f25b78fc11757127e8a")  # scripts and tests only
+    CHANGED = "d366953059cc85a8169e7275660bf3a863db7732"  # bench/ changed since
+
+    def test_one_commit_needs_no_line(self):
+        self.assertIsNone(pm.build_commits_line({"a": {"source_git_commit": self.SAME[0]}}))
+
+    def test_commits_with_the_same_sources(self):
+        line = pm.build_commits_line({"ping": {"source_git_commit": self.SAME[0]},
+                                      "bench": {"source_git_commit": self.SAME[1]}})
+        if line and "unknown here" in line:
+            self.skipTest("no git history in this checkout")
+        self.assertIn("same sources", line)
+
+    def test_commits_whose_sources_differ_warn(self):
+        line = pm.build_commits_line({"ping": {"source_git_commit": self.CHANGED},
+                                      "bench": {"source_git_commit": self.SAME[0]}})
+        if line and "unknown here" in line:
+            self.skipTest("no git history in this checkout")
+        self.assertIn("**WARNING**", line)
+        self.assertIn("bench/", line)
+
+
 class InstructionsTest(unittest.TestCase):
     CASES = ["rtt/beast/json/ping/same/manual_time", "rtt/gsoap/soap/ping/same/manual_time",
              "rtt/xmlrpc-c/xmlrpc/ping/same/manual_time"]

@@ -38,6 +38,14 @@ if "$repo/scripts/count" --default-sweep 5 >/dev/null 2>&1; then
 fi
 echo "ok: codec rows counted with N = 2 give the same count; --default-sweep takes no N"
 
+# A case registered with a fixed iteration count is listed as
+# ".../iterations:200": count runs it with its own N all the same.
+python3 "$repo/scripts/count.py" --bench "$bench" --filter '^unbind/soap/ints/3200($|/)' \
+  --iterations 2 --out "$work/fixed.json" >/dev/null
+fixed=$(field "$work/fixed.json" instructions_per_op)
+[[ "$fixed" =~ ^[0-9]+$ ]] || fail "a fixed-iteration case: '$fixed'"
+echo "ok: a case listed with /iterations:200 counts $fixed instructions"
+
 # One measured call is counted per iteration and nothing else: the total
 # for 10 iterations is 10 times the total for 1, within 2%, for a codec
 # step and for a round trip (client and server threads). Set-up, the

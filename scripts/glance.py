@@ -40,13 +40,21 @@ PROTOCOLS = {"soap": "SOAP", "soap-mtom": "SOAP + MTOM", "soap-swa": "SOAP with 
 
 # ---- the ping table ----
 
+def protocol_of(stack):
+    """The protocol a reader names: the codec's over HTTP, gRPC for the grpc
+    stacks (HTTP/2, Protocol Buffers), "over TLS" for a -tls stack."""
+    library, codec = stack.split("/")[:2]
+    name = "gRPC" if library.removesuffix("-tls") == "grpc" else PROTOCOLS.get(codec, codec)
+    return name + (" over TLS" if library.endswith("-tls") else "")
+
+
 class PingRow:
     """One stack's ping: figures over repetitions, None where the run has none."""
 
     def __init__(self, name, case):
         self.name = name
         self.stack = name[len("rtt/"):-len("/ping/same")]
-        self.protocol = PROTOCOLS.get(self.stack.split("/")[1], self.stack.split("/")[1])
+        self.protocol = protocol_of(self.stack)
         # Each repetition's median call (us -> ns, as summarize's tables).
         self.stat = summarize.Stat([v * 1e3 for v in case.values("p50_us")])
         self.n = summarize.samples_label(case)

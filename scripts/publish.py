@@ -252,7 +252,8 @@ def machine_md(args, out, contexts, parts, tree, report_note, gzipped, links, ru
         "relative to the checkout):\n\n"
         + (run_commands or "(none recorded)"),
         "## The machine's load during the run\n\n"
-        + "\n\n".join(pm.load_section(args.vmstat, parts, runs)),
+        + "\n\n".join(pm.load_section(args.vmstat, parts, runs))
+        + "".join(f"\n\n- {note}" for note in args.note),
         f"## Files\n\nreport.md: {report_note}. report.html: report.md with its plots inline "
         "(scripts/report_html.py).\n\n" + files_section(out, gzipped),
     ]
@@ -312,6 +313,9 @@ def parse_args(argv):
                     help="the bench command as machine.md names it (default: %(default)s)")
     ap.add_argument("--count-command", default="scripts/count --default-sweep",
                     help="the count command as machine.md names it (default: %(default)s)")
+    ap.add_argument("--note", action="append", default=[], metavar="TEXT",
+                    help="a line machine.md's load section carries: what ran beside the parts, "
+                         "what was redone (repeatable)")
     ap.add_argument("--publish-command", help=argparse.SUPPRESS)
     ap.add_argument("--out", metavar="DIR",
                     help="the folder (default: docs/results/<YYYY-MM-DD>-<commit7>)")

@@ -359,6 +359,15 @@ def instruction_cells(block):
     return {row[1].split()[0].strip("`"): row[9] for row in table_rows(block, "protocol")}
 
 
+class ProtocolTest(unittest.TestCase):
+    def test_stack_names_the_protocol(self):
+        for stack, name in (("beast/json", "REST, JSON"), ("beast-tls/json", "REST, JSON over TLS"),
+                            ("grpc/protobuf", "gRPC"), ("grpc-tls/protobuf", "gRPC over TLS"),
+                            ("beast/protobuf", "REST, Protocol Buffers"),
+                            ("gsoap-tls/soap", "SOAP over TLS"), ("xmlrpc-c/xmlrpc", "XML-RPC")):
+            self.assertEqual(glance.protocol_of(stack), name, stack)
+
+
 class BuildCommitsTest(unittest.TestCase):
     """Runs stamped with different commits: machine.md says whether the
     binaries' sources differ (this repository's own history)."""
@@ -427,7 +436,8 @@ class AssembleTest(unittest.TestCase):
             proc = subprocess.run(
                 [sys.executable, os.path.join(ROOT, "scripts", "publish.py"),
                  "--from-experiments", FIXTURE, "--from-bench", BENCH, "--from-count", count,
-                 "--out", out, "--no-readme"], capture_output=True, text=True)
+                 "--out", out, "--no-readme", "--note", "count beside E9"],
+                capture_output=True, text=True)
             self.assertEqual(proc.returncode, 0, proc.stderr)
             with open(os.path.join(out, "count.json")) as f:
                 self.assertEqual(len(json.load(f)["results"]), 3)
@@ -440,7 +450,9 @@ class AssembleTest(unittest.TestCase):
             with open(os.path.join(out, "README.md")) as f:
                 self.assertIn("(count.json)", f.read())
             with open(os.path.join(out, "machine.md")) as f:
-                self.assertIn("`scripts/count --default-sweep`, count.json", f.read())
+                machine = f.read()
+            self.assertIn("`scripts/count --default-sweep`, count.json", machine)
+            self.assertIn("\n- count beside E9", machine)
             refused = subprocess.run(
                 [sys.executable, os.path.join(ROOT, "scripts", "publish.py"),
                  "--from-experiments", FIXTURE, "--from-count", count, "--out", out + "2",

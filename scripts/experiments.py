@@ -108,15 +108,19 @@ class Experiment:
 # ---- results ----
 
 def read_runs(outdir, runs, missing):
-    """Yields (run, its JSON) for each OUTDIR/<run>.json that exists and
-    parses; appends why to `missing` for each that does not."""
+    """Yields (run, its JSON) for each OUTDIR/<run>.json (or .json.gz, as a
+    published folder stores a large one) that exists and parses; appends why
+    to `missing` for each that does not."""
     for run in runs:
         path = os.path.join(outdir, f"{run}.json")
+        opener = open
+        if not os.path.exists(path) and os.path.exists(path + ".gz"):
+            path, opener = path + ".gz", __import__("gzip").open
         if not os.path.exists(path):
             missing.append(f"run `{run}` absent ({os.path.basename(path)})")
             continue
         try:
-            with open(path) as f:
+            with opener(path, "rt") as f:
                 data = __import__("json").load(f)
         except ValueError as e:
             missing.append(f"run `{run}` unreadable: {e}")

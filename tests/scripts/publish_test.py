@@ -484,6 +484,8 @@ class AssembleTest(unittest.TestCase):
             self.assertFalse(os.path.exists(os.path.join(out, "messaging.json")))
             with gzip.open(os.path.join(out, "messaging.json.gz"), "rt") as f:
                 self.assertIn("benchmarks", json.load(f))
+            # The claims read a gzipped run as they read the plain one.
+            self.assertEqual(glance.claim_counts(out), glance.claim_counts(FIXTURE))
             with open(os.path.join(out, "machine.md")) as f:
                 machine = f.read()
             for text in ("## The machine", "AMD EPYC", "## Library versions", "libgsoap-dev",

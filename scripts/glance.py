@@ -86,11 +86,7 @@ def ping_rows(folder):
 def instructions_per_ping(folder):
     """{rtt/<stack>/<codec>/ping/same: entry} of FOLDER/count.json, or None."""
     path = os.path.join(folder, COUNT)
-    if not os.path.exists(path):
-        return None
-    with open(path) as f:
-        entries = json.load(f).get("results", [])
-    return {summarize.case_name({"name": e["case"]}): e for e in entries}
+    return summarize.Instructions(path).by_case if os.path.exists(path) else None
 
 
 def us(ns):
